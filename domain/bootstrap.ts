@@ -1,0 +1,30 @@
+import type pino from 'pino';
+import type { Config } from './kernel/config.ts';
+import type { Services } from './kernel/context.ts';
+import { SecretBox } from './kernel/crypto.ts';
+import { createLogger } from './kernel/logger.ts';
+import { openDatabase } from './db/client.ts';
+import { migratePglite, migratePostgres } from './db/migrate.ts';
+
+export interface BootstrapOptions {
+  logger?: pino.Logger;
+  now?: () => Date;
+  /** Apply pending migrations before serving (the default; workers may skip it). */
+  migrate?: boolean;
+  /** Use an in-memory PGlite instead of DATA_DIR (tests). */
+  memory?: boolean;
+}
+
+/** Opens the database (migrating it), loads the encryption key and builds the shared services. */
+export async function createServices(config: Config, options: BootstrapOptions = {}): Promise<Services> {
+  const logger = options.logger ?? createLogger(config.LOG_LEVEL);
+  if (config.DATABASE_URL && options.migrate !== false) await migratePostgres(config.DATABASE_URL);
+  const database = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    anonDatabaseUrl: config.DATABASE_ANON_URL,
+    dataDir: options.memory ? 'memory' : config.DATA_DIR,
+  });
+  if (database.pglite && options.migrate !== false) await migratePglite(database.pglite);
+  const secretBox = config.ENCRYPTION_KEY ? SecretBox.fromSetting(config.ENCRYPTION_KEY) : SecretBox.fromDataDir(config.DATA_DIR);
+  return { config, database, secretBox, logger, now: options.now ?? (() => new Date()) };
+}

@@ -1,0 +1,85 @@
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { PrismaClient, type Prisma } from './generated/client.ts';
+
+/** A client that can run queries: the root client or an open interactive transaction. */
+export type Db = PrismaClient | Prisma.TransactionClient;
+export type { Prisma };
+
+/**
+ * The service's database handles. `prisma` is the privileged identity used by authenticated
+ * routes and workers; `asAnon` runs a callback as the least-privilege `api_anon` role that
+ * public routes use (DESIGN.md §4).
+ */
+export interface Database {
+  readonly kind: 'pglite' | 'postgres';
+  readonly prisma: PrismaClient;
+  asAnon<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /** The embedded engine, when there is one (the migrator and tests use it directly). */
+  readonly pglite?: PGlite;
+  close(): Promise<void>;
+}
+
+/** Interactive transactions wait for PGlite's single connection, so allow generous queueing. */
+export const TRANSACTION_OPTIONS = { maxWait: 30_000, timeout: 60_000 } as const;
+
+export interface OpenDatabaseOptions {
+  /** PostgreSQL connection string; absent means the embedded PGlite database. */
+  databaseUrl?: string | undefined;
+  /** Connection string for the api_anon role (required with databaseUrl). */
+  anonDatabaseUrl?: string | undefined;
+  /** Where PGlite keeps its files; `memory` keeps them in memory (tests). */
+  dataDir: string | 'memory';
+  /** Connections in the privileged pool. */
+  poolSize?: number;
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
+  return openPglite(options.dataDir);
+}
+
+function openPostgres(url: string, options: OpenDatabaseOptions): Database {
+  if (!options.anonDatabaseUrl) throw new Error('anonDatabaseUrl is required with a PostgreSQL databaseUrl');
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: options.poolSize ?? 10 }) });
+  const anon = new PrismaClient({ adapter: new PrismaPg({ connectionString: options.anonDatabaseUrl, max: 4 }) });
+  return {
+    kind: 'postgres',
+    prisma,
+    asAnon: (fn) => fn(anon),
+    close: async () => {
+      await Promise.all([prisma.$disconnect(), anon.$disconnect()]);
+    },
+  };
+}
+
+async function openPglite(dataDir: string): Promise<Database> {
+  let pglite: PGlite;
+  if (dataDir === 'memory') {
+    pglite = new PGlite();
+  } else {
+    const dir = join(dataDir, 'pglite');
+    mkdirSync(dir, { recursive: true });
+    pglite = new PGlite(dir);
+  }
+  await pglite.waitReady;
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  return {
+    kind: 'pglite',
+    prisma,
+    pglite,
+    // PGlite has one connection, so the anonymous identity is a role switch scoped to a transaction.
+    asAnon: (fn) =>
+      prisma.$transaction(async (tx) => {
+        await tx.$executeRawUnsafe('SET LOCAL ROLE api_anon');
+        return fn(tx);
+      }, TRANSACTION_OPTIONS),
+    close: async () => {
+      await prisma.$disconnect();
+      await pglite.close();
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+
+/**
+ * Every setting the service reads, parsed once with zod. Nothing else reads `process.env`
+ * (the CLI entry points pass it in), so tests can build a config without touching the environment.
+ */
+const optionalString = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .optional();
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', ''])
+  .optional()
+  .transform((v) => v === 'true' || v === '1');
+
+export const ConfigSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('127.0.0.1'),
+  DATA_DIR: z.string().default('./.data'),
+  DATABASE_URL: optionalString,
+  DATABASE_ANON_URL: optionalString,
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  ENCRYPTION_KEY: optionalString,
+  CRON_SECRET: optionalString,
+  WEBHOOK_ALLOWED_PRIVATE_CIDRS: optionalString,
+  CAPABILITY_REGISTRY_URL: optionalString,
+  DISPATCHER_TIMER: booleanFlag,
+  SEED_DEMO: booleanFlag,
+});
+
+export type RawConfig = z.infer<typeof ConfigSchema>;
+
+export interface Config extends Omit<RawConfig, 'PUBLIC_BASE_URL'> {
+  /** Canonical base URL without a trailing slash; never derived from a Host header. */
+  PUBLIC_BASE_URL: string;
+  /** True when the embedded PGlite database is used (no DATABASE_URL). */
+  embedded: boolean;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses settings and applies the fail-closed rules; throws one readable line on any problem. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  const raw = parsed.data;
+  const embedded = raw.DATABASE_URL === undefined;
+  if (!embedded && raw.DATABASE_ANON_URL === undefined) {
+    // Public routes must run as the least-privilege role; refuse to start rather than fall back.
+    throw new ConfigError(
+      'Missing required setting DATABASE_ANON_URL: with DATABASE_URL set, public routes need the least-privilege api_anon connection.',
+    );
+  }
+  if (!embedded && raw.ENCRYPTION_KEY === undefined) {
+    throw new ConfigError('Missing required setting ENCRYPTION_KEY: with DATABASE_URL set, secrets at rest need a configured 32-byte key.');
+  }
+  const publicBaseUrl = (raw.PUBLIC_BASE_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, '');
+  return { ...raw, PUBLIC_BASE_URL: publicBaseUrl, embedded };
+}

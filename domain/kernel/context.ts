@@ -1,0 +1,70 @@
+import type pino from 'pino';
+import type { Database, Db } from '../db/client.ts';
+import { TRANSACTION_OPTIONS } from '../db/client.ts';
+import type { SecretBox } from './crypto.ts';
+import type { Config } from './config.ts';
+import type { Scope } from './scopes.ts';
+import { DomainError } from './errors.ts';
+import { hasScope } from './scopes.ts';
+
+/** The caller as resolved from an API key (spec "API key (as resolved at authentication)"). */
+export interface Principal {
+  apiKeyId: string;
+  apiKeyName: string;
+  userId: string;
+  /** The company the key is bound to, when bound; such a key acts on that company only. */
+  companyId: string | null;
+  scopes: string[];
+  mode: 'test' | 'live';
+  /** Requests allowed per one-minute window for this key. */
+  rateLimitPerMinute: number;
+}
+
+/** Long-lived collaborators built once at start-up and shared by every request. */
+export interface Services {
+  config: Config;
+  database: Database;
+  secretBox: SecretBox;
+  logger: pino.Logger;
+  /** Injectable clock: rate-limit windows and expiries never read the wall clock directly. */
+  now: () => Date;
+}
+
+/** Everything a domain verb may use. One per request (or per worker task). */
+export interface OperationContext {
+  services: Services;
+  /** null on public routes called anonymously, and for system actors (the dispatcher). */
+  actor: Principal | null;
+  requestId: string;
+  /** The client to query with: the root client, or the open transaction. */
+  db: Db;
+  inTransaction: boolean;
+  /** Dry runs do every check and write, then roll back (DESIGN.md §6 "dry run"). */
+  dryRun: boolean;
+}
+
+/** Runs `fn` in a transaction, reusing one that is already open so writes and events commit together. */
+export async function withTransaction<T>(ctx: OperationContext, fn: (tx: OperationContext) => Promise<T>): Promise<T> {
+  if (ctx.inTransaction) return fn(ctx);
+  return ctx.services.database.prisma.$transaction(
+    (tx) => fn({ ...ctx, db: tx, inTransaction: true }),
+    TRANSACTION_OPTIONS,
+  );
+}
+
+/** Authorise in the domain too: surface filters are a convenience, this check is correctness. */
+export function requireScope(ctx: OperationContext, scope: Scope): Principal {
+  const actor = requireActor(ctx);
+  if (!hasScope(actor.scopes, scope)) {
+    throw new DomainError('INSUFFICIENT_SCOPE', {
+      message: `This API key lacks the ${scope} scope.`,
+      requiredScope: scope,
+    });
+  }
+  return actor;
+}
+
+export function requireActor(ctx: OperationContext): Principal {
+  if (!ctx.actor) throw new DomainError('UNAUTHENTICATED', { message: 'An API key is required.' });
+  return ctx.actor;
+}

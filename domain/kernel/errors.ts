@@ -1,0 +1,62 @@
+/**
+ * The domain's error vocabulary. Domain code throws `DomainError(code)` and never thinks about
+ * HTTP or MCP; `registry/error-catalog.ts` maps each code to a status, a hint and a docs URL.
+ */
+export const ERROR_CODES = [
+  'UNAUTHENTICATED',
+  'INSUFFICIENT_SCOPE',
+  'NOT_FOUND',
+  'VALIDATION_ERROR',
+  'IDEMPOTENCY_KEY_REQUIRED',
+  'IDEMPOTENCY_KEY_REUSED',
+  'IDEMPOTENCY_IN_PROGRESS',
+  'RATE_LIMITED',
+  'CONFLICT',
+  'METHOD_NOT_ALLOWED',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'INTERNAL_ERROR',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** One field-level problem, as reported in `error.details`. */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export interface DomainErrorOptions {
+  message?: string;
+  details?: ErrorDetail[];
+  requiredScope?: string;
+  /** Overrides the catalogue's list, e.g. the event types valid for `event_type`. */
+  validAlternatives?: string[];
+}
+
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[] | undefined;
+  readonly requiredScope: string | undefined;
+  readonly validAlternatives: string[] | undefined;
+
+  constructor(code: ErrorCode, options: DomainErrorOptions = {}) {
+    super(options.message ?? code);
+    this.name = 'DomainError';
+    this.code = code;
+    this.details = options.details;
+    this.requiredScope = options.requiredScope;
+    this.validAlternatives = options.validAlternatives;
+  }
+
+  /** True when the message came from the thrower rather than defaulting to the code. */
+  get hasCustomMessage(): boolean {
+    return this.message !== this.code;
+  }
+}
+
+export const notFound = (what = 'resource'): DomainError =>
+  new DomainError('NOT_FOUND', { message: `No such ${what}.` });
+
+export const validationError = (path: string, message: string, extra: DomainErrorOptions = {}): DomainError =>
+  new DomainError('VALIDATION_ERROR', { message, details: [{ path, message }], ...extra });

@@ -1,0 +1,482 @@
+import { z } from 'zod';
+import { Company } from '../companies/schemas.ts';
+import type { Scope } from './scopes.ts';
+
+/**
+ * The public webhook event catalogue: every event type a subscriber can receive, what its
+ * `data.object` looks like, and a parseable example. Docs, the MCP tool list and the dispatcher
+ * all read from here, so a new event type is one entry below, not a change in five places.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Shared field types. Money is integer minor units (öre) so no float ever touches a ledger.
+// ---------------------------------------------------------------------------------------------
+
+const Id = z.uuid();
+const IsoDate = z.iso.date();
+// UTC only (`Z`), matching every other timestamp the API emits.
+const IsoDateTime = z.iso.datetime();
+const Currency = z
+  .string()
+  .regex(/^[A-Z]{3}$/)
+  .describe('ISO 4217 currency code, e.g. SEK.');
+const Minor = z.number().int().describe('Amount in minor units (öre for SEK); 12 345 = 123,45 kr.');
+const MinorNonNegative = Minor.nonnegative();
+const Month = z
+  .string()
+  .regex(/^\d{4}-(0[1-9]|1[0-2])$/)
+  .describe('Calendar month, YYYY-MM.');
+
+/** Every object except the company itself belongs to one company. */
+const owned = { id: Id, company_id: Id };
+
+// ---------------------------------------------------------------------------------------------
+// Object schemas, one per family; the event types of a family share it.
+// ---------------------------------------------------------------------------------------------
+
+// Picked from the REST schema so a webhook and GET /companies/{id} can never disagree.
+const CompanyObject = Company.pick({
+  id: true,
+  name: true,
+  org_number: true,
+  entity_type: true,
+  livemode: true,
+  updated_at: true,
+});
+
+const AccountObject = z.object({
+  ...owned,
+  number: z
+    .string()
+    .regex(/^\d{4}$/)
+    .describe('BAS chart-of-accounts number, four digits, e.g. "1930" (business bank account).'),
+  name: z.string(),
+  type: z.enum(['asset', 'liability', 'equity', 'revenue', 'expense']),
+  active: z.boolean().describe('Inactive accounts stay in history but accept no new postings.'),
+});
+
+const JournalLine = z.object({
+  account_number: AccountObject.shape.number,
+  debit_minor: MinorNonNegative,
+  credit_minor: MinorNonNegative,
+  description: z.string().optional(),
+});
+
+const JournalEntryObject = z.object({
+  ...owned,
+  series: z.string().describe('Voucher series (verifikationsserie), e.g. "A".'),
+  number: z.number().int().positive().describe('Sequential voucher number within the series.'),
+  date: IsoDate.describe('Accounting date of the entry.'),
+  description: z.string(),
+  status: z.enum(['draft', 'committed', 'reversed']),
+  lines: z.array(JournalLine).min(1),
+  currency: Currency,
+  reversed_by_id: Id.optional().describe('The entry that reversed this one; present once status is reversed.'),
+});
+
+const PeriodObject = z.object({
+  ...owned,
+  start_date: IsoDate,
+  end_date: IsoDate.describe('Inclusive.'),
+  status: z.enum(['open', 'locked']).describe('Locked periods accept no new or changed entries.'),
+});
+
+const FiscalYearObject = z.object({
+  ...owned,
+  start_date: IsoDate,
+  end_date: IsoDate.describe('Inclusive.'),
+  closed_at: IsoDateTime,
+});
+
+const DocumentObject = z.object({
+  ...owned,
+  filename: z.string(),
+  content_type: z.string().describe('MIME type, e.g. application/pdf.'),
+  size_bytes: z.number().int().nonnegative(),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .describe('Hex SHA-256 of the file content, for integrity checks and de-duplication.'),
+  journal_entry_id: Id.nullable().describe('The entry the document is attached to as underlag; null if unattached.'),
+});
+
+const SalaryRunObject = z.object({
+  ...owned,
+  period: Month.describe('Pay month, YYYY-MM.'),
+  status: z.enum(['draft', 'approved', 'booked', 'cancelled']),
+  employee_count: z.number().int().nonnegative(),
+  gross_minor: MinorNonNegative.describe('Total gross pay, minor units.'),
+  tax_minor: MinorNonNegative.describe('Preliminary income tax withheld, minor units.'),
+  net_minor: MinorNonNegative.describe('Total paid out to employees, minor units.'),
+  currency: Currency,
+});
+
+const AgiObject = z
+  .object({
+    ...owned,
+    period: Month.describe('Declaration month, YYYY-MM.'),
+    status: z.enum(['generated', 'submitted']),
+    total_tax_minor: MinorNonNegative.describe('Preliminary tax withheld for the month, minor units.'),
+    employer_contributions_minor: MinorNonNegative.describe('Arbetsgivaravgifter for the month, minor units.'),
+    currency: Currency,
+    submitted_at: IsoDateTime.nullable().describe('When it was filed with Skatteverket; null until submitted.'),
+  })
+  .describe('Employer declaration (arbetsgivardeklaration, AGI).');
+
+const VatReturnObject = z.object({
+  ...owned,
+  period_start: IsoDate,
+  period_end: IsoDate.describe('Inclusive.'),
+  status: z.enum(['generated', 'submitted']),
+  output_vat_minor: MinorNonNegative.describe('VAT charged on sales (utgående moms), minor units.'),
+  input_vat_minor: MinorNonNegative.describe('Deductible VAT on purchases (ingående moms), minor units.'),
+  net_vat_minor: Minor.describe('Output minus input VAT; negative means a refund is due.'),
+  currency: Currency,
+  submitted_at: IsoDateTime.nullable().describe('When it was filed with Skatteverket; null until submitted.'),
+});
+
+const OperationObject = z
+  .object({
+    ...owned,
+    kind: z.string().describe('What the operation does, e.g. "sie_import".'),
+    status: z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']),
+    error: z
+      .object({ code: z.string(), message: z.string() })
+      .nullable()
+      .describe('Why it failed; null unless status is failed.'),
+    created_at: IsoDateTime,
+    finished_at: IsoDateTime.nullable(),
+  })
+  .describe('A long-running asynchronous operation.');
+
+const WebhookDisabledObject = z.object({
+  id: Id.describe('The webhook endpoint id.'),
+  company_id: Id,
+  event_type: z.string().describe('The event type whose delivery failed last.'),
+  webhook_url: z.url(),
+  disabled_at: IsoDateTime,
+  disabled_reason: z.string().describe('Why delivery stopped, e.g. repeated failures.'),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Example objects. One base per family; each event type overrides only what differs.
+// ---------------------------------------------------------------------------------------------
+
+const COMPANY_ID = '8b0f6c2e-4d1a-4e3b-9f7c-2a5d8e1b6c40';
+const ENTRY_ID = '1c7e3a90-5b2d-4f8e-a6c1-9d4b7e2f0a35';
+
+const companyExample: z.input<typeof CompanyObject> = {
+  id: COMPANY_ID,
+  name: 'Solvik Snickeri AB',
+  org_number: '559123-4567',
+  entity_type: 'aktiebolag',
+  livemode: true,
+  updated_at: '2026-11-14T09:12:03.000Z',
+};
+
+const accountExample: z.input<typeof AccountObject> = {
+  id: '4a9d2f61-7c3e-4b85-8e0a-6f1c3d9b2e74',
+  company_id: COMPANY_ID,
+  number: '1930',
+  name: 'Företagskonto',
+  type: 'asset',
+  active: true,
+};
+
+const journalEntryExample: z.input<typeof JournalEntryObject> = {
+  id: ENTRY_ID,
+  company_id: COMPANY_ID,
+  series: 'A',
+  number: 142,
+  date: '2026-11-12',
+  description: 'Kontorsmaterial, Clas Ohlson',
+  status: 'committed',
+  lines: [
+    { account_number: '6110', debit_minor: 40_000, credit_minor: 0, description: 'Kontorsmaterial' },
+    { account_number: '2641', debit_minor: 10_000, credit_minor: 0 },
+    { account_number: '1930', debit_minor: 0, credit_minor: 50_000 },
+  ],
+  currency: 'SEK',
+};
+
+const periodExample: z.input<typeof PeriodObject> = {
+  id: '6e2b8d14-3f9a-4c07-b5e1-0a7d4c9f3b28',
+  company_id: COMPANY_ID,
+  start_date: '2026-10-01',
+  end_date: '2026-10-31',
+  status: 'locked',
+};
+
+const documentExample: z.input<typeof DocumentObject> = {
+  id: '9f3c1a7e-2d6b-4e80-8c4f-5b1e7a3d9c62',
+  company_id: COMPANY_ID,
+  filename: 'kvitto-clas-ohlson-2026-11-12.pdf',
+  content_type: 'application/pdf',
+  size_bytes: 184_223,
+  sha256: '3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b',
+  journal_entry_id: null,
+};
+
+const salaryRunExample: z.input<typeof SalaryRunObject> = {
+  id: '2d8a4f6c-1e3b-4a97-b0c5-7f2e9d1a4b83',
+  company_id: COMPANY_ID,
+  period: '2026-11',
+  status: 'draft',
+  employee_count: 4,
+  gross_minor: 16_800_000,
+  tax_minor: 4_032_000,
+  net_minor: 12_768_000,
+  currency: 'SEK',
+};
+
+const agiExample: z.input<typeof AgiObject> = {
+  id: '7b1e5c3a-9d2f-4068-a4e7-3c8b0f6d2a19',
+  company_id: COMPANY_ID,
+  period: '2026-11',
+  status: 'generated',
+  total_tax_minor: 4_032_000,
+  employer_contributions_minor: 5_278_560,
+  currency: 'SEK',
+  submitted_at: null,
+};
+
+const vatReturnExample: z.input<typeof VatReturnObject> = {
+  id: '5c9f2e7b-4a1d-4b36-8d0e-1f6a3c8b5e47',
+  company_id: COMPANY_ID,
+  period_start: '2026-07-01',
+  period_end: '2026-09-30',
+  status: 'generated',
+  output_vat_minor: 8_750_000,
+  input_vat_minor: 3_120_000,
+  net_vat_minor: 5_630_000,
+  currency: 'SEK',
+  submitted_at: null,
+};
+
+const operationExample: z.input<typeof OperationObject> = {
+  id: '0e4d7b2a-6c8f-4139-9a5e-2b7f1d4c8e06',
+  company_id: COMPANY_ID,
+  kind: 'sie_import',
+  status: 'succeeded',
+  error: null,
+  created_at: '2026-11-14T10:00:00.000Z',
+  finished_at: '2026-11-14T10:00:41.000Z',
+};
+
+// ---------------------------------------------------------------------------------------------
+// The catalogue.
+// ---------------------------------------------------------------------------------------------
+
+export const EVENT_TYPES = [
+  'company.updated',
+  'account.created',
+  'account.updated',
+  'journal_entry.created',
+  'journal_entry.committed',
+  'journal_entry.reversed',
+  'period.locked',
+  'period.unlocked',
+  'fiscal_year.closed',
+  'document.uploaded',
+  'document.attached',
+  'document.deleted',
+  'salary_run.created',
+  'salary_run.approved',
+  'salary_run.booked',
+  'salary_run.cancelled',
+  'agi.generated',
+  'agi.submitted',
+  'vat_return.generated',
+  'vat_return.submitted',
+  'operation.succeeded',
+  'operation.failed',
+  'operation.cancelled',
+  'webhook.disabled',
+] as const;
+
+export const EventType = z
+  .enum(EVENT_TYPES)
+  .describe('Webhook event type, `<object>.<what happened>`, e.g. journal_entry.committed.');
+export type EventType = z.infer<typeof EventType>;
+
+/** Payroll data is personal data: these events reach only keys that also hold this scope. */
+export const PAYROLL_SCOPE = 'payroll:read' satisfies Scope;
+
+export type EventCatalogEntry = {
+  group: string;
+  /** One short sentence, written for agents choosing what to subscribe to. */
+  description: string;
+  /** Delivered only to subscribers holding PAYROLL_SCOPE. */
+  payroll: boolean;
+  /** Schema of `data.object`. */
+  object: z.ZodType;
+  /** A realistic `data.object` that parses with `object`. */
+  example: unknown;
+};
+
+/** Ties each example to its schema at compile time, so a drifting example fails `tsc`, not a customer. */
+const entry = <S extends z.ZodType>(
+  group: string,
+  description: string,
+  object: S,
+  example: z.input<S>,
+  payroll = false,
+) => ({ group, description, payroll, object, example });
+
+const LEDGER = 'company and ledger';
+const PERIODS = 'periods';
+const DOCUMENTS = 'documents';
+const PAYROLL = 'payroll';
+const TAX = 'tax returns';
+const OPERATIONS = 'operations';
+const PLATFORM = 'platform';
+
+// Kept with its precise per-type schemas so eventEnvelopeSchemaFor can infer a narrowed type.
+const CATALOG = {
+  'company.updated': entry(LEDGER, 'A company’s name, legal form or other details changed.', CompanyObject, companyExample),
+  'account.created': entry(LEDGER, 'An account was added to the chart of accounts.', AccountObject, accountExample),
+  'account.updated': entry(LEDGER, 'An account was renamed, retyped, activated or deactivated.', AccountObject, {
+    ...accountExample,
+    name: 'Företagskonto Handelsbanken',
+  }),
+  'journal_entry.created': entry(LEDGER, 'A journal entry was created as a draft.', JournalEntryObject, {
+    ...journalEntryExample,
+    status: 'draft',
+  }),
+  'journal_entry.committed': entry(
+    LEDGER,
+    'A journal entry was committed to the ledger and can no longer be edited.',
+    JournalEntryObject,
+    journalEntryExample,
+  ),
+  'journal_entry.reversed': entry(LEDGER, 'A committed journal entry was reversed by a new entry.', JournalEntryObject, {
+    ...journalEntryExample,
+    status: 'reversed',
+    reversed_by_id: '3e6a9c2d-8b4f-4d17-9e3a-5c0b8f2d7a61',
+  }),
+  'period.locked': entry(PERIODS, 'An accounting period was locked against changes.', PeriodObject, periodExample),
+  'period.unlocked': entry(PERIODS, 'A locked accounting period was reopened for changes.', PeriodObject, {
+    ...periodExample,
+    status: 'open',
+  }),
+  'fiscal_year.closed': entry(PERIODS, 'A fiscal year was closed and its balances carried forward.', FiscalYearObject, {
+    id: 'c4a1e8f3-2b7d-4960-8a3c-6d9f1b5e2c74',
+    company_id: COMPANY_ID,
+    start_date: '2025-01-01',
+    end_date: '2025-12-31',
+    closed_at: '2026-11-10T15:42:18.000Z',
+  }),
+  'document.uploaded': entry(DOCUMENTS, 'A document such as a receipt or invoice was uploaded.', DocumentObject, documentExample),
+  'document.attached': entry(DOCUMENTS, 'A document was attached to a journal entry as supporting evidence.', DocumentObject, {
+    ...documentExample,
+    journal_entry_id: ENTRY_ID,
+  }),
+  'document.deleted': entry(DOCUMENTS, 'A document was deleted; the object is its last state.', DocumentObject, documentExample),
+  'salary_run.created': entry(PAYROLL, 'A salary run was created as a draft.', SalaryRunObject, salaryRunExample, true),
+  'salary_run.approved': entry(
+    PAYROLL,
+    'A salary run was approved for payout.',
+    SalaryRunObject,
+    { ...salaryRunExample, status: 'approved' },
+    true,
+  ),
+  'salary_run.booked': entry(
+    PAYROLL,
+    'A salary run was booked to the ledger.',
+    SalaryRunObject,
+    { ...salaryRunExample, status: 'booked' },
+    true,
+  ),
+  'salary_run.cancelled': entry(
+    PAYROLL,
+    'A salary run was cancelled before booking.',
+    SalaryRunObject,
+    { ...salaryRunExample, status: 'cancelled' },
+    true,
+  ),
+  // AGI lists pay per employee, so it is payroll data even though it is a tax return.
+  'agi.generated': entry(TAX, 'An employer declaration (AGI) was generated for a month.', AgiObject, agiExample, true),
+  'agi.submitted': entry(
+    TAX,
+    'An employer declaration (AGI) was submitted to Skatteverket.',
+    AgiObject,
+    { ...agiExample, status: 'submitted', submitted_at: '2026-12-08T08:30:12.000Z' },
+    true,
+  ),
+  'vat_return.generated': entry(TAX, 'A VAT return was generated for a period.', VatReturnObject, vatReturnExample),
+  'vat_return.submitted': entry(TAX, 'A VAT return was submitted to Skatteverket.', VatReturnObject, {
+    ...vatReturnExample,
+    status: 'submitted',
+    submitted_at: '2026-11-09T13:05:47.000Z',
+  }),
+  'operation.succeeded': entry(OPERATIONS, 'An asynchronous operation finished successfully.', OperationObject, operationExample),
+  'operation.failed': entry(OPERATIONS, 'An asynchronous operation failed; see its error.', OperationObject, {
+    ...operationExample,
+    status: 'failed',
+    error: { code: 'sie_parse_error', message: 'Line 212: unknown record type #KONTOX.' },
+  }),
+  'operation.cancelled': entry(OPERATIONS, 'An asynchronous operation was cancelled before finishing.', OperationObject, {
+    ...operationExample,
+    status: 'cancelled',
+  }),
+  'webhook.disabled': entry(
+    PLATFORM,
+    'A webhook endpoint was disabled after repeated delivery failures.',
+    WebhookDisabledObject,
+    {
+      id: 'e2f7a4c9-1d5b-4832-b6e0-8a3c7f1d9b25',
+      company_id: COMPANY_ID,
+      event_type: 'journal_entry.committed',
+      webhook_url: 'https://hooks.example.se/bookkeeping',
+      disabled_at: '2026-11-14T03:17:55.000Z',
+      disabled_reason: 'Endpoint returned HTTP 5xx for 3 consecutive days.',
+    },
+  ),
+} satisfies Record<EventType, EventCatalogEntry>;
+
+export const EVENT_CATALOG: Record<EventType, EventCatalogEntry> = CATALOG;
+
+// Plain string so callers can pass an untrusted subscription filter without parsing it first.
+export const isPayrollEventType = (type: string): boolean =>
+  EventType.safeParse(type).success && EVENT_CATALOG[type as EventType].payroll;
+
+// ---------------------------------------------------------------------------------------------
+// The delivered envelope.
+// ---------------------------------------------------------------------------------------------
+
+const envelope = <T extends EventType, O extends z.ZodType>(type: T, object: O) =>
+  z.object({
+    id: z
+      .union([z.string().regex(/^evt_[A-Za-z0-9]+$/), z.uuid()])
+      .describe('Event id; the same across retries, so use it to de-duplicate.'),
+    type: z.literal(type),
+    api_version: z.string().describe('API version the payload is rendered in, pinned per webhook.'),
+    created_at: IsoDateTime,
+    company_id: Id,
+    livemode: z.boolean().describe('false for sandbox companies.'),
+    data: z.object({
+      object,
+      previous_attributes: z
+        .record(z.string(), z.unknown())
+        .nullable()
+        .describe('For *.updated events, the changed fields’ old values; otherwise null.'),
+    }),
+  });
+
+// Extract: TS cannot see through an indexed access on a generic T that the result is a ZodType.
+type ObjectSchemaOf<T extends EventType> = Extract<(typeof CATALOG)[T]['object'], z.ZodType>;
+export type EventEnvelopeSchemaFor<T extends EventType> = ReturnType<typeof envelope<T, ObjectSchemaOf<T>>>;
+
+/** The envelope with `type` fixed and `data.object` narrowed to that type's schema. */
+export const eventEnvelopeSchemaFor = <T extends EventType>(type: T): EventEnvelopeSchemaFor<T> =>
+  envelope(type, CATALOG[type].object as ObjectSchemaOf<T>);
+
+type AnyEnvelopeSchema = { [T in EventType]: EventEnvelopeSchemaFor<T> }[EventType];
+
+// A discriminated union on `type`, so a payload whose object does not match its type is rejected.
+// The cast only restores the tuple shape that Array#map forgets.
+export const EventEnvelope = z
+  .discriminatedUnion('type', EVENT_TYPES.map(eventEnvelopeSchemaFor) as [AnyEnvelopeSchema, ...AnyEnvelopeSchema[]])
+  .describe('A delivered webhook event; `type` decides the shape of `data.object`.');
+/** Any delivered event, typed per type: checking `type` narrows `data.object`. */
+export type EventEnvelope = z.infer<typeof EventEnvelope>;

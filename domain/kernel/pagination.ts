@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+/** `?limit=` bounds for cursor lists (DESIGN.md §6). */
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 200;
+
+const CURSOR_VERSION = 1;
+
+export const PaginationQuery = z.object({
+  cursor: z
+    .string()
+    .max(512)
+    .optional()
+    .describe('Opaque cursor from meta.pagination.next_cursor of the previous page; omit for the first page.'),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PAGE_SIZE)
+    .default(DEFAULT_PAGE_SIZE)
+    .describe(`Page size, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`),
+});
+export type PaginationQuery = z.infer<typeof PaginationQuery>;
+
+export const PaginationMeta = z.object({
+  next_cursor: z.string().nullable(),
+  has_more: z.boolean(),
+});
+export type PaginationMeta = z.infer<typeof PaginationMeta>;
+
+/** A keyset position: the sort key as the database printed it (full microsecond precision) and the tiebreaking id. */
+export interface KeysetPosition {
+  at: string;
+  id: string;
+}
+
+const CursorPayload = z.object({
+  v: z.literal(CURSOR_VERSION),
+  l: z.string(),
+  at: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/),
+  id: z.uuid(),
+});
+
+export function encodeCursor(list: string, position: KeysetPosition): string {
+  return Buffer.from(JSON.stringify({ v: CURSOR_VERSION, l: list, at: position.at, id: position.id })).toString('base64url');
+}
+
+/**
+ * Decodes a cursor issued for `list`. A malformed cursor, one from another list or an older
+ * format is stale: the caller restarts at page one instead of failing (spec Errors 4).
+ */
+export function decodeCursor(list: string, cursor: string | undefined): KeysetPosition | null {
+  if (!cursor) return null;
+  try {
+    const parsed = CursorPayload.safeParse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
+    if (!parsed.success || parsed.data.l !== list) return null;
+    return { at: parsed.data.at, id: parsed.data.id };
+  } catch {
+    return null;
+  }
+}
+
+/** SQL expression printing a timestamptz with all six fractional digits, in UTC. */
+export const keysetTimestampSql = (column: string): string =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;

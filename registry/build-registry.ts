@@ -1,0 +1,59 @@
+import type { z } from 'zod';
+import type { Operation } from './define-operation.ts';
+
+export interface Registry {
+  readonly operations: readonly Operation[];
+  byId(id: string): Operation | undefined;
+}
+
+const pathParams = (path: string): string[] => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
+
+function checkExample(op: Operation, part: string, schema: z.ZodType | null | undefined, example: unknown): string[] {
+  if (example === undefined || !schema) return [];
+  const result = schema.safeParse(example);
+  return result.success ? [] : [`${op.id}: example ${part} does not match its schema: ${result.error.message}`];
+}
+
+/**
+ * Fails loudly at load time on anything that would make the surfaces disagree: duplicate ids or
+ * routes, path parameters without a schema, examples that do not parse, a GET with side effects.
+ */
+export function buildRegistry(operations: readonly Operation[]): Registry {
+  const problems: string[] = [];
+  const ids = new Set<string>();
+  const routes = new Set<string>();
+  for (const op of operations) {
+    if (!/^[a-z][A-Za-z0-9]*$/.test(op.id)) problems.push(`${op.id}: id must be camelCase`);
+    if (ids.has(op.id)) problems.push(`${op.id}: duplicate operation id`);
+    ids.add(op.id);
+    const route = `${op.method} ${op.path.replace(/\{\w+\}/g, '{}')}`;
+    if (routes.has(route)) problems.push(`${op.id}: duplicate route ${route}`);
+    routes.add(route);
+
+    const declared = Object.keys(op.input.params?.shape ?? {}).sort();
+    const inPath = pathParams(op.path).sort();
+    if (declared.join() !== inPath.join()) {
+      problems.push(`${op.id}: path parameters {${inPath.join(', ')}} differ from the params schema (${declared.join(', ')})`);
+    }
+    const readOnly = op.sideEffects.every((effect) => effect === 'none');
+    if (op.method === 'GET' && !readOnly) problems.push(`${op.id}: a GET must not declare side effects`);
+    if (op.method !== 'GET' && readOnly) problems.push(`${op.id}: a write must declare its side effects`);
+    if (op.method === 'GET' && (op.dryRun || op.idempotencyKey !== 'none')) {
+      problems.push(`${op.id}: dry runs and idempotency keys apply to writes only`);
+    }
+    if ((op.status === 204) !== (op.output === null)) problems.push(`${op.id}: status 204 goes with output null, and only then`);
+    if (op.method === 'GET' && op.input.body) problems.push(`${op.id}: a GET takes no body`);
+
+    problems.push(
+      ...checkExample(op, 'params', op.input.params, op.examples.params),
+      ...checkExample(op, 'query', op.input.query, op.examples.query),
+      ...checkExample(op, 'body', op.input.body, op.examples.body),
+      ...checkExample(op, 'response', op.output, op.examples.response),
+    );
+    if (op.input.body && op.examples.body === undefined) problems.push(`${op.id}: a JSON body needs an example`);
+    if (op.output && op.examples.response === undefined) problems.push(`${op.id}: a JSON response needs an example`);
+  }
+  if (problems.length > 0) throw new Error(`Invalid operation registry:\n- ${problems.join('\n- ')}`);
+  const index = new Map(operations.map((op) => [op.id, op]));
+  return { operations, byId: (id) => index.get(id) };
+}

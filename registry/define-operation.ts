@@ -1,0 +1,92 @@
+import type { z } from 'zod';
+import type { OperationContext } from '../domain/kernel/context.ts';
+import type { Scope } from '../domain/kernel/scopes.ts';
+import type { PaginationMeta } from '../domain/kernel/pagination.ts';
+
+export const GROUPS = ['platform', 'companies', 'webhooks', 'discovery'] as const;
+export type Group = (typeof GROUPS)[number];
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+export type Surface = 'api' | 'mcp' | 'cli';
+export type SideEffect = 'none' | 'create' | 'update' | 'delete' | 'emits_event';
+/** L0 read-only … L3 irreversible or money-moving; drives MCP hints and x-action-risk. */
+export type Risk = 'L0' | 'L1' | 'L2' | 'L3';
+
+// zod object types for params and query (their keys become path/query parameters).
+type AnyObject = z.ZodObject<z.ZodRawShape>;
+
+export interface OperationInput<P extends AnyObject, Q extends AnyObject, B extends z.ZodType> {
+  params?: P;
+  query?: Q;
+  body?: B;
+}
+
+type Infer<T> = T extends z.ZodType ? z.infer<T> : Record<string, never>;
+
+export interface HandlerInput<P, Q, B> {
+  params: Infer<P>;
+  query: Infer<Q>;
+  body: B extends z.ZodType ? z.infer<B> : undefined;
+}
+
+/** What a handler returns: the `data` part, plus list metadata for paginated operations. */
+export interface HandlerResult<T> {
+  data: T;
+  pagination?: PaginationMeta;
+}
+
+export interface OperationDefinition<
+  P extends AnyObject = AnyObject,
+  Q extends AnyObject = AnyObject,
+  B extends z.ZodType = z.ZodType,
+  O extends z.ZodType = z.ZodType,
+> {
+  /** camelCase; becomes the OpenAPI operationId and the capability's alternate id. */
+  id: string;
+  group: Group;
+  method: HttpMethod;
+  /** Relative to /api/v1, OpenAPI style: `/companies/{companyId}/webhooks`. */
+  path: string;
+  summary: string;
+  /** One paragraph for agents, reused by OpenAPI, MCP, llms.txt and skills. */
+  description: string;
+  auth: { public: true } | { scope: Scope };
+  risk: Risk;
+  idempotent: boolean;
+  reversible: boolean;
+  dryRun: boolean;
+  idempotencyKey: 'required' | 'optional' | 'none';
+  sideEffects: readonly SideEffect[];
+  input: OperationInput<P, Q, B>;
+  /** The `data` schema; null for a bare 204. */
+  output: O | null;
+  status: 200 | 201 | 202 | 204;
+  /** The audit target's type for writes (the id is taken from data.id or the path). */
+  auditTarget?: string;
+  examples: {
+    params?: Partial<Infer<P>>;
+    query?: Partial<Infer<Q>>;
+    body?: B extends z.ZodType ? z.input<B> : never;
+    response?: O extends z.ZodType ? z.input<O> : never;
+  };
+  surfaces: readonly Surface[];
+  handler: (ctx: OperationContext, input: HandlerInput<P, Q, B>) => Promise<HandlerResult<O extends z.ZodType ? z.infer<O> : null>>;
+}
+
+/** The type-erased form the surfaces iterate over. */
+// The handler's input is checked by the runner against the operation's own schemas, so erasing it is safe.
+export type Operation = OperationDefinition<AnyObject, AnyObject, z.ZodType, z.ZodType> & {
+  handler: (ctx: OperationContext, input: { params: unknown; query: unknown; body: unknown }) => Promise<HandlerResult<unknown>>;
+};
+
+/** Identity helper: keeps each declaration fully typed where it is written. */
+export function defineOperation<P extends AnyObject, Q extends AnyObject, B extends z.ZodType, O extends z.ZodType>(
+  definition: OperationDefinition<P, Q, B, O>,
+): Operation {
+  return definition as unknown as Operation;
+}
+
+export const isPublic = (op: Pick<Operation, 'auth'>): boolean => 'public' in op.auth;
+export const requiredScope = (op: Pick<Operation, 'auth'>): Scope | null => ('scope' in op.auth ? op.auth.scope : null);
+export const isTenantScoped = (op: Pick<Operation, 'path'>): boolean => op.path.includes('{companyId}');
+export const isWrite = (op: Pick<Operation, 'method'>): boolean => op.method !== 'GET';

@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import { ERROR_CODES, type ErrorCode } from '../domain/kernel/errors.ts';
+
+/** Public documentation root for error codes; each code has an anchor there. */
+export const ERROR_DOCS_BASE = 'https://docs.example-accounting.dev/errors';
+
+export interface CatalogueEntry {
+  status: number;
+  /** Default message when the thrower gave none. */
+  message: string;
+  /** What the caller (often an agent) should do next. */
+  recoveryHint: string;
+  /** Codes or values the caller could use instead, when that is meaningful. */
+  validAlternatives: string[];
+  /** MCP: `tool` errors go back to the model as an isError result; `protocol` ones as JSON-RPC errors. */
+  mcp: 'tool' | 'protocol';
+}
+
+/**
+ * The one table mapping domain error codes to transports. `satisfies Record<ErrorCode, …>` makes
+ * adding a code without an entry a compile error.
+ */
+export const ERROR_CATALOG = {
+  UNAUTHENTICATED: {
+    status: 401,
+    message: 'A valid API key is required.',
+    recoveryHint: 'Send the header "Authorization: Bearer <API_KEY>" with an active key (sk_test_… or sk_live_…).',
+    validAlternatives: [],
+    mcp: 'tool',
+  },
+  INSUFFICIENT_SCOPE: {
+    status: 403,
+    message: 'The API key lacks a scope this operation requires.',
+    recoveryHint: 'Use a key that holds required_scope, or ask an administrator to create one; retrying with this key will not help.',
+    validAlternatives: [],
+    mcp: 'tool',
+  },
+  NOT_FOUND: {
+    status: 404,
+    message: 'The resource does not exist or is not accessible with this key.',
+    recoveryHint: 'Check the id: list the parent collection (e.g. GET /api/v1/companies) to find valid ids; never guess ids.',
+    validAlternatives: [],
+    mcp: 'tool',
+  },
+  VALIDATION_ERROR: {
+    status: 400,
+    message: 'The request is invalid.',
+    recoveryHint: 'Fix the fields listed in details (path and message) and send the request again.',
+    validAlternatives: [],
+    mcp: 'tool',
+  },
+  IDEMPOTENCY_KEY_REQUIRED: {
+    status: 400,
+    message: 'This operation requires an Idempotency-Key header.',
+    recoveryHint: 'Send a unique "Idempotency-Key" header (e.g. a UUID) and reuse it only to retry the same request.',
+    validAlternatives: [],
+    mcp: 'tool',
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    message: 'This Idempotency-Key was already used with a different request.',
+    recoveryHint: 'Use a new Idempotency-Key for a different request; reuse a key only to retry the identical request.',
+    validAlternatives: [],
+    mcp: 'tool',
+  },
+  IDEMPOTENCY_IN_PROGRESS: {
+    status: 409,
+    message: 'A request with this Idempotency-Key is still being processed.',
+    recoveryHint: 'Wait a moment and retry with the same key; the stored result is replayed once the first request finishes.',
+    validAlternatives: [],
+    mcp: 'tool',
+  },
+  RATE_LIMITED: {
+    status: 429,
+    message: 'Too many requests for this API key in the current minute.',
+    recoveryHint: 'Wait for the number of seconds in Retry-After (60) before sending more requests.',
+    validAlternatives: [],
+    mcp: 'tool',
+  },
+  CONFLICT: {
+    status: 409,
+    message: 'The request conflicts with the current state of the resource.',
+    recoveryHint: 'Read the resource again and retry with a request that fits its current state.',
+    validAlternatives: [],
+    mcp: 'tool',
+  },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    message: 'This method is not allowed on this path.',
+    recoveryHint: 'See the Allow header or /api/v1/openapi.json for the methods this path supports.',
+    validAlternatives: [],
+    mcp: 'protocol',
+  },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    message: 'The request body is too large.',
+    recoveryHint: 'Send a smaller body (at most 1 MiB of JSON).',
+    validAlternatives: [],
+    mcp: 'tool',
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    message: 'The request body must be JSON.',
+    recoveryHint: 'Send the body as JSON with "Content-Type: application/json".',
+    validAlternatives: ['application/json'],
+    mcp: 'protocol',
+  },
+  INTERNAL_ERROR: {
+    status: 500,
+    message: 'Something went wrong on our side.',
+    recoveryHint: 'Retry later; if it persists, contact support with the request_id.',
+    validAlternatives: [],
+    mcp: 'tool',
+  },
+} as const satisfies Record<ErrorCode, CatalogueEntry>;
+
+export const docsUrlFor = (code: ErrorCode): string => `${ERROR_DOCS_BASE}#${code.toLowerCase()}`;
+
+/** The error envelope every failure answers with (DESIGN.md §6). */
+export const ErrorBody = z
+  .object({
+    error: z.object({
+      code: z.enum(ERROR_CODES),
+      message: z.string(),
+      status: z.number().int(),
+      request_id: z.string(),
+      recovery_hint: z.string(),
+      docs_url: z.url(),
+      valid_alternatives: z.array(z.string()),
+      details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+      required_scope: z.string().optional(),
+    }),
+  })
+  .describe('Error envelope.');
+export type ErrorBody = z.infer<typeof ErrorBody>;

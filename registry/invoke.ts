@@ -1,0 +1,250 @@
+import { z } from 'zod';
+import type { OperationContext, Principal, Services } from '../domain/kernel/context.ts';
+import { withTransaction } from '../domain/kernel/context.ts';
+import { DomainError, type ErrorDetail } from '../domain/kernel/errors.ts';
+import { hasScope } from '../domain/kernel/scopes.ts';
+import { assertCompanyAccess } from '../domain/companies/access.ts';
+import { appendAudit, type AuditMeta } from '../domain/audit/append.ts';
+import { consumeRateLimit } from '../domain/ratelimit/consume.ts';
+import { abandonIdempotent, beginIdempotent, completeIdempotent } from '../domain/idempotency/records.ts';
+import type { PaginationMeta } from '../domain/kernel/pagination.ts';
+import { sha256Hex } from '../domain/kernel/crypto.ts';
+import { isPublic, isTenantScoped, isWrite, requiredScope, type Operation } from './define-operation.ts';
+
+/**
+ * The one request pipeline every surface (REST, MCP) runs an operation through, so both give the
+ * same answers: rate limit → scope → company membership → validation → idempotency → handler in
+ * one transaction with its audit entry → output check.
+ */
+
+export type DenialKind = 'insufficient_scope' | 'membership' | 'validation';
+
+export interface Invocation {
+  services: Services;
+  op: Operation;
+  /** Authenticated caller; null on public operations called anonymously. */
+  actor: Principal | null;
+  requestId: string;
+  raw: { params: Record<string, string>; query: Record<string, unknown>; body?: unknown };
+  /** Reads the body lazily, so scope and membership are checked before a body is even parsed. */
+  loadBody?: () => Promise<unknown>;
+  idempotencyKey?: string | undefined;
+  dryRun?: boolean;
+  onDenial?: (kind: DenialKind, error: DomainError) => void;
+}
+
+export interface InvocationMeta {
+  pagination?: PaginationMeta;
+  audit?: AuditMeta;
+  dry_run?: true;
+}
+
+export interface InvocationResult {
+  status: number;
+  data: unknown;
+  meta: InvocationMeta;
+  /** True when an idempotent replay answered instead of the handler. */
+  replayed: boolean;
+}
+
+/** Thrown inside the transaction to undo a dry run's writes; carries the would-be result out. */
+class DryRunRollback extends Error {
+  constructor(readonly result: InvocationResult) {
+    super('dry run');
+  }
+}
+
+export const IDEMPOTENCY_KEY_MAX = 255;
+
+export async function invoke(inv: Invocation): Promise<InvocationResult> {
+  const { op, actor, services } = inv;
+  const ctx: OperationContext = {
+    services,
+    actor,
+    requestId: inv.requestId,
+    db: services.database.prisma,
+    inTransaction: false,
+    dryRun: inv.dryRun ?? false,
+  };
+
+  if (!isPublic(op)) {
+    if (!actor) throw new DomainError('UNAUTHENTICATED');
+    const decision = await consumeRateLimit(ctx.db, actor.apiKeyId, actor.rateLimitPerMinute, services.now());
+    if (!decision.allowed) throw new DomainError('RATE_LIMITED');
+    const scope = requiredScope(op);
+    if (scope && !hasScope(actor.scopes, scope)) {
+      throw deny(inv, 'insufficient_scope', new DomainError('INSUFFICIENT_SCOPE', {
+        message: `This API key lacks the ${scope} scope required by ${op.id}.`,
+        requiredScope: scope,
+      }));
+    }
+    if (isTenantScoped(op)) {
+      try {
+        await assertCompanyAccess(ctx, inv.raw.params.companyId ?? '');
+      } catch (error) {
+        if (error instanceof DomainError) throw deny(inv, 'membership', error);
+        throw error;
+      }
+    }
+  }
+
+  let input: { params: unknown; query: unknown; body: unknown };
+  try {
+    const body = op.input.body && inv.loadBody ? await inv.loadBody() : inv.raw.body;
+    input = parseInput(op, { ...inv.raw, body });
+    if (inv.dryRun && !op.dryRun) {
+      throw new DomainError('VALIDATION_ERROR', {
+        message: `${op.id} does not support dry_run.`,
+        details: [{ path: 'query.dry_run', message: 'This operation does not support dry runs.' }],
+      });
+    }
+    if (op.idempotencyKey === 'required' && !inv.idempotencyKey) {
+      throw new DomainError('IDEMPOTENCY_KEY_REQUIRED');
+    }
+    if (inv.idempotencyKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(inv.idempotencyKey)) {
+      throw new DomainError('VALIDATION_ERROR', {
+        message: 'Idempotency-Key must be 1-255 visible ASCII characters.',
+        details: [{ path: 'header.Idempotency-Key', message: 'Use 1-255 visible ASCII characters, e.g. a UUID.' }],
+      });
+    }
+  } catch (error) {
+    if (error instanceof DomainError) throw deny(inv, 'validation', error);
+    throw error;
+  }
+
+  if (isPublic(op)) {
+    // Public routes run as the least-privilege role, never the privileged identity.
+    return services.database.asAnon(async (anonDb) => run({ ...ctx, db: anonDb, inTransaction: true }, inv, input));
+  }
+  // Dry runs are never stored: they change nothing, so replaying them would be meaningless.
+  if (!isWrite(op) || inv.idempotencyKey === undefined || inv.dryRun) return run(ctx, inv, input);
+  return runIdempotent(ctx, inv, input, inv.idempotencyKey);
+}
+
+async function runIdempotent(
+  ctx: OperationContext,
+  inv: Invocation,
+  input: { params: unknown; query: unknown; body: unknown },
+  key: string,
+): Promise<InvocationResult> {
+  const actor = ctx.actor as Principal;
+  const ref = { apiKeyId: actor.apiKeyId, key };
+  const fingerprint = sha256Hex(canonicalJson({ op: inv.op.id, input }));
+  const begun = await beginIdempotent(ctx.db, { ...ref, fingerprint, now: ctx.services.now() });
+  if (begun.kind === 'reused') throw new DomainError('IDEMPOTENCY_KEY_REUSED');
+  if (begun.kind === 'in_progress') throw new DomainError('IDEMPOTENCY_IN_PROGRESS');
+  if (begun.kind === 'replay') {
+    const stored = JSON.parse(ctx.services.secretBox.decrypt(begun.body)) as Omit<InvocationResult, 'replayed'>;
+    return { ...stored, replayed: true };
+  }
+  try {
+    return await run(ctx, inv, input, async (tx, result) => {
+      const { replayed: _ignored, ...stored } = result;
+      await completeIdempotent(tx.db, ctx.services.secretBox, ref, result.status, JSON.stringify(stored));
+    });
+  } catch (error) {
+    await abandonIdempotent(ctx.db, ref);
+    throw error;
+  }
+}
+
+async function run(
+  ctx: OperationContext,
+  inv: Invocation,
+  input: { params: unknown; query: unknown; body: unknown },
+  beforeCommit?: (tx: OperationContext, result: InvocationResult) => Promise<void>,
+): Promise<InvocationResult> {
+  const { op } = inv;
+  if (!isWrite(op)) return finish(op, await op.handler(ctx, input), {});
+  try {
+    return await withTransaction(ctx, async (tx) => {
+      const handled = await op.handler(tx, input);
+      const audit = await appendAudit(tx, {
+        action: op.id,
+        companyId: (input.params as { companyId?: string }).companyId ?? companyIdOf(handled.data),
+        target: auditTarget(op, input, handled.data),
+        details: inv.dryRun ? { dry_run: true } : {},
+      });
+      const result = finish(op, handled, { audit, ...(inv.dryRun && { dry_run: true as const }) });
+      if (inv.dryRun) throw new DryRunRollback(result);
+      await beforeCommit?.(tx, result);
+      return result;
+    });
+  } catch (error) {
+    if (error instanceof DryRunRollback) return error.result;
+    throw error;
+  }
+}
+
+function finish(op: Operation, handled: { data: unknown; pagination?: PaginationMeta }, meta: InvocationMeta): InvocationResult {
+  if (op.output) {
+    // A response that breaks its own documented schema is our bug: fail loudly, never send it.
+    const checked = op.output.safeParse(handled.data);
+    if (!checked.success) {
+      throw new Error(`${op.id} produced output that does not match its schema: ${checked.error.message}`);
+    }
+  }
+  return {
+    status: op.status,
+    data: op.output ? handled.data : null,
+    meta: { ...(handled.pagination && { pagination: handled.pagination }), ...meta },
+    replayed: false,
+  };
+}
+
+function parseInput(op: Operation, raw: Invocation['raw']): { params: unknown; query: unknown; body: unknown } {
+  const details: ErrorDetail[] = [];
+  const parsePart = (part: 'params' | 'query' | 'body', schema: z.ZodType | undefined, value: unknown): unknown => {
+    if (!schema) return part === 'body' ? undefined : {};
+    const result = schema.safeParse(value);
+    if (result.success) return result.data;
+    for (const issue of result.error.issues) {
+      const path = [part, ...issue.path.map(String)].join('.');
+      details.push({ path, message: issue.message });
+    }
+    return undefined;
+  };
+  const parsed = {
+    params: parsePart('params', op.input.params, raw.params),
+    query: parsePart('query', op.input.query, raw.query),
+    body: parsePart('body', op.input.body, raw.body),
+  };
+  if (details.length > 0) {
+    throw new DomainError('VALIDATION_ERROR', {
+      message: details.map((d) => `${d.path}: ${d.message}`).join('; '),
+      details,
+    });
+  }
+  return parsed;
+}
+
+function auditTarget(op: Operation, input: { params: unknown }, data: unknown): { type: string; id: string } | null {
+  const type = op.auditTarget ?? op.group;
+  const fromData = (data as { id?: unknown } | null)?.id;
+  if (typeof fromData === 'string') return { type, id: fromData };
+  const params = input.params as Record<string, string>;
+  const fromPath = params.id ?? params.companyId;
+  return fromPath ? { type, id: fromPath } : null;
+}
+
+const companyIdOf = (data: unknown): string | null => {
+  const value = (data as { company_id?: unknown } | null)?.company_id;
+  return typeof value === 'string' ? value : null;
+};
+
+function deny(inv: Invocation, kind: DenialKind, error: DomainError): DomainError {
+  inv.onDenial?.(kind, error);
+  return error;
+}
+
+/** JSON with sorted keys, so the same request in another key order has the same fingerprint. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

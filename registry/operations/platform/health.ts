@@ -1,0 +1,26 @@
+import { Health, checkHealth } from '../../../domain/platform/health.ts';
+import { defineOperation } from '../../define-operation.ts';
+
+export const getHealth = defineOperation({
+  id: 'getHealth',
+  group: 'platform',
+  method: 'GET',
+  path: '/health',
+  summary: 'Check service health',
+  description: 'Reports whether the API and its database answer. Public; needs no API key.',
+  auth: { public: true },
+  risk: 'L0',
+  idempotent: true,
+  reversible: true,
+  dryRun: false,
+  idempotencyKey: 'none',
+  sideEffects: ['none'],
+  input: {},
+  output: Health,
+  status: 200,
+  examples: {
+    response: { status: 'ok', api_version: '2026-11-01', database: { kind: 'postgres', time: '2026-11-21T10:00:00.000Z' } },
+  },
+  surfaces: ['api', 'mcp'],
+  handler: async (ctx) => ({ data: await checkHealth(ctx) }),
+});

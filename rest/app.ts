@@ -1,0 +1,54 @@
+import { Hono } from 'hono';
+import type { Services } from '../domain/kernel/context.ts';
+import { DomainError } from '../domain/kernel/errors.ts';
+import type { Registry } from '../registry/build-registry.ts';
+import { mountOperation, toHonoPath } from './mount-operation.ts';
+import { errorResponse } from './error-response.ts';
+import { requestId } from './request-id.ts';
+import { securityHeaders } from './security-headers.ts';
+import type { AppEnv } from './types.ts';
+
+export const API_PREFIX = '/api/v1';
+
+/** Extra routes a caller (the server, tests) mounts beside the registry's: discovery, MCP, cron. */
+export type RouteModule = (app: Hono<AppEnv>, services: Services) => void;
+
+/** Builds the HTTP app: every registry operation under /api/v1, plus the given modules. */
+export function createApp(services: Services, registry: Registry, modules: readonly RouteModule[] = []): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use('*', requestId);
+
+  const api = new Hono<AppEnv>();
+  for (const op of registry.operations) mountOperation(api, services, op);
+  app.route(API_PREFIX, api);
+  for (const mount of modules) mount(app, services);
+
+  const allowedMethods = (path: string): string[] =>
+    registry.operations.filter((op) => matches(toHonoPath(API_PREFIX + op.path), path)).map((op) => op.method);
+
+  app.notFound((c) => {
+    const allowed = allowedMethods(c.req.path);
+    return securityHeaders({ robotsTag: true })(c, async () => {}).then(() => {
+      if (allowed.length > 0) {
+        c.header('Allow', allowed.join(', '));
+        return errorResponse(c, new DomainError('METHOD_NOT_ALLOWED', { message: `Use ${allowed.join(' or ')} on this path.` }));
+      }
+      return errorResponse(c, new DomainError('NOT_FOUND', { message: 'No such route. See /api/v1/openapi.json.' }));
+    });
+  });
+
+  app.onError((error, c) => {
+    if (error instanceof DomainError) return errorResponse(c, error);
+    // Internals never reach the caller: log everything, answer with the catalogue's 500.
+    services.logger.error({ err: error, request_id: c.get('requestId') }, 'unhandled error');
+    return errorResponse(c, new DomainError('INTERNAL_ERROR'));
+  });
+  return app;
+}
+
+/** Whether a Hono-style route pattern (`/a/:id`) matches a concrete path. */
+function matches(pattern: string, path: string): boolean {
+  const a = pattern.split('/');
+  const b = path.replace(/\/+$/, '').split('/');
+  return a.length === b.length && a.every((part, i) => part.startsWith(':') ? (b[i] ?? '') !== '' : part === b[i]);
+}

@@ -1,0 +1,66 @@
+import type { Context, Hono } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { Services } from '../domain/kernel/context.ts';
+import { DomainError } from '../domain/kernel/errors.ts';
+import { invoke, type DenialKind } from '../registry/invoke.ts';
+import { isPublic, type Operation } from '../registry/define-operation.ts';
+import { attributePublic, authenticate } from './auth.ts';
+import { logDenial } from './denial-log.ts';
+import { envelope } from './envelope.ts';
+import { errorResponse } from './error-response.ts';
+import { readJsonBody } from './read-body.ts';
+import { securityHeaders } from './security-headers.ts';
+import type { AppEnv } from './types.ts';
+
+/** `/companies/{companyId}` → `/companies/:companyId` */
+export const toHonoPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
+
+const DENIAL_REASON: Record<DenialKind, 'insufficient_scope' | 'membership' | 'validation'> = {
+  insufficient_scope: 'insufficient_scope',
+  membership: 'membership',
+  validation: 'validation',
+};
+
+/** Turns one registry entry into a Hono route running the shared pipeline. */
+export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operation): void {
+  const handler = async (c: Context<AppEnv>): Promise<Response> => {
+    try {
+      let principal = null;
+      if (isPublic(op)) {
+        await attributePublic(services, c);
+      } else {
+        const auth = await authenticate(services, c);
+        if (!auth.ok) {
+          logDenial(services, c, auth.reason);
+          throw new DomainError('UNAUTHENTICATED', {
+            message: auth.reason === 'missing_token' ? 'Missing bearer token.' : 'The API key is invalid or revoked.',
+          });
+        }
+        principal = auth.principal;
+      }
+      c.set('principal', principal);
+
+      const query = c.req.query();
+      const dryRun = query.dry_run === 'true';
+      delete query.dry_run;
+      const result = await invoke({
+        services,
+        op,
+        actor: principal,
+        requestId: c.get('requestId'),
+        raw: { params: c.req.param() as Record<string, string>, query },
+        loadBody: () => readJsonBody(c),
+        idempotencyKey: c.req.header('idempotency-key'),
+        dryRun,
+        onDenial: (kind, error) => logDenial(services, c, DENIAL_REASON[kind], error),
+      });
+      if (result.replayed) c.header('Idempotent-Replayed', 'true');
+      if (result.status === 204) return c.body(null, 204);
+      return c.json(envelope(result.data, c.get('requestId'), result.meta), result.status as ContentfulStatusCode);
+    } catch (error) {
+      if (error instanceof DomainError) return errorResponse(c, error);
+      throw error;
+    }
+  };
+  app.on(op.method, toHonoPath(op.path), securityHeaders({ robotsTag: true }), handler);
+}

@@ -1,0 +1,113 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import pino from 'pino';
+import { Writable } from 'node:stream';
+import { loadConfig, type Config } from '../../domain/kernel/config.ts';
+import type { Services } from '../../domain/kernel/context.ts';
+import { createServices } from '../../domain/bootstrap.ts';
+
+export type DbTarget = 'pglite' | 'postgres';
+
+/** PGlite always; PostgreSQL too when TEST_DATABASE_URL is set (CI sets it). */
+export const DB_TARGETS: DbTarget[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+export const POSTGRES_AVAILABLE = Boolean(process.env.TEST_DATABASE_URL);
+
+/** Captures JSON log lines so tests can assert on denials and on what never gets logged. */
+export class LogCapture {
+  readonly lines: Record<string, unknown>[] = [];
+  readonly raw: string[] = [];
+  readonly stream = new Writable({
+    write: (chunk: Buffer, _encoding, done) => {
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
+        this.raw.push(line);
+        this.lines.push(JSON.parse(line) as Record<string, unknown>);
+      }
+      done();
+    },
+  });
+  readonly logger = pino({ level: 'debug', redact: { paths: ['authorization', '*.authorization', 'secret', '*.secret'], censor: '[redacted]' } }, this.stream);
+}
+
+export interface TestDatabase {
+  url?: string;
+  anonUrl?: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh PostgreSQL database per suite; CI reuses one server across runs, so always drop it. */
+export async function createPostgresDatabase(): Promise<TestDatabase & { url: string; anonUrl: string }> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set');
+  const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const anon = new URL(url);
+  anon.username = 'api_anon';
+  anon.password = '';
+  return {
+    url: url.toString(),
+    anonUrl: anon.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+export const TEST_ENCRYPTION_KEY = randomBytes(32).toString('hex');
+
+export function testConfig(overrides: Record<string, string | undefined> = {}): Config {
+  return loadConfig({
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'acct-test-')),
+    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    LOG_LEVEL: 'debug',
+    PUBLIC_BASE_URL: 'https://api.example.test',
+    ...overrides,
+  });
+}
+
+export interface TestServices {
+  services: Services;
+  logs: LogCapture;
+  config: Config;
+  /** Present on PostgreSQL: the database's URLs, e.g. to start more app instances on it. */
+  database?: { url: string; anonUrl: string };
+  close(): Promise<void>;
+}
+
+export interface TestServiceOptions {
+  config?: Record<string, string | undefined>;
+  now?: () => Date;
+}
+
+/** Services on a fresh, migrated database of the given kind. */
+export async function createTestServices(target: DbTarget, options: TestServiceOptions = {}): Promise<TestServices> {
+  const logs = new LogCapture();
+  if (target === 'pglite') {
+    const config = testConfig(options.config);
+    const services = await createServices(config, { logger: logs.logger, memory: true, ...(options.now && { now: options.now }) });
+    return { services, logs, config, close: () => services.database.close() };
+  }
+  const db = await createPostgresDatabase();
+  const config = testConfig({ DATABASE_URL: db.url, DATABASE_ANON_URL: db.anonUrl, ...options.config });
+  const services = await createServices(config, { logger: logs.logger, ...(options.now && { now: options.now }) });
+  return {
+    services,
+    logs,
+    config,
+    database: { url: db.url, anonUrl: db.anonUrl },
+    close: async () => {
+      await services.database.close();
+      await db.drop();
+    },
+  };
+}
