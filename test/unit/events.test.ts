@@ -4,7 +4,6 @@ import {
   EVENT_TYPES,
   EventEnvelope,
   EventType,
-  type EventEnvelope as EventEnvelopeT,
   PAYROLL_SCOPE,
   eventEnvelopeSchemaFor,
   isPayrollEventType,
@@ -128,7 +127,7 @@ describe('static types', () => {
     expectTypeOf(booked.type).toEqualTypeOf<'salary_run.booked'>();
     expectTypeOf(booked.data.object.gross_minor).toEqualTypeOf<number>();
 
-    const any: EventEnvelopeT = EventEnvelope.parse(
+    const any: EventEnvelope = EventEnvelope.parse(
       envelopeFor('agi.submitted', EVENT_CATALOG['agi.submitted'].example),
     );
     if (any.type === 'agi.submitted') {

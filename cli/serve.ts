@@ -1,0 +1,37 @@
+import { createServices } from '../domain/bootstrap.ts';
+import { seedDemo } from '../domain/users/seed.ts';
+import { registry } from '../registry/index.ts';
+import { createApp } from '../rest/app.ts';
+import { listen } from '../rest/server.ts';
+import { configFromEnvironment } from './load-config.ts';
+
+const config = configFromEnvironment();
+const services = await createServices(config);
+
+if (config.embedded || config.SEED_DEMO) {
+  const demo = await seedDemo(services.database.prisma);
+  if (demo) {
+    // Shown once: only the key's hash is stored.
+    process.stdout.write(
+      [
+        '',
+        'Created a demo user, a sandbox company and a test API key (shown only now; keep it):',
+        `  ${demo.key}`,
+        'Try:',
+        `  curl -s -H "Authorization: Bearer ${demo.key}" http://localhost:${config.PORT}/api/v1/companies`,
+        '',
+      ].join('\n') + '\n',
+    );
+  }
+}
+
+const app = createApp(services, registry);
+const { server, port } = await listen(app, config.PORT, config.HOST);
+services.logger.info({ port, host: config.HOST, database: services.database.kind }, 'listening');
+
+const shutdown = (): void => {
+  server.close();
+  void services.database.close().finally(() => process.exit(0));
+};
+process.once('SIGINT', shutdown);
+process.once('SIGTERM', shutdown);

@@ -1,0 +1,19 @@
+import type { Db } from '../db/client.ts';
+import { SCOPES } from '../kernel/scopes.ts';
+import { createApiKey } from '../apikeys/keys.ts';
+import { createCompany, createMembership, createUser } from './admin.ts';
+
+export const DEMO_EMAIL = 'demo@example.test';
+
+/**
+ * First run of the embedded default: a demo user, a sandbox company and a test-mode key with
+ * every scope. Returns the key (shown once), or null when the database already has users.
+ */
+export async function seedDemo(db: Db): Promise<{ key: string; companyId: string } | null> {
+  if ((await db.user.count()) > 0) return null;
+  const user = await createUser(db, { email: DEMO_EMAIL, name: 'Demo User' });
+  const company = await createCompany(db, { name: 'Demo Bokföring AB', orgNumber: '556677-8899', livemode: false });
+  await createMembership(db, { userId: user.id, companyId: company.id, role: 'owner' });
+  const { key } = await createApiKey(db, { userId: user.id, name: 'demo', mode: 'test', scopes: [...SCOPES] });
+  return { key, companyId: company.id };
+}
