@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../domain/kernel/config.ts';
+
+describe('configuration', () => {
+  it('needs no settings for the embedded default', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ PORT: 3000, DATA_DIR: './.data', embedded: true, PUBLIC_BASE_URL: 'http://localhost:3000' });
+  });
+
+  it('fails closed in PostgreSQL mode without the anonymous identity', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://x@localhost/db', ENCRYPTION_KEY: 'a'.repeat(64) })).toThrow(
+      /^Missing required setting DATABASE_ANON_URL/,
+    );
+  });
+
+  it('fails closed in PostgreSQL mode without an encryption key', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://x@localhost/db', DATABASE_ANON_URL: 'postgres://api_anon@localhost/db' })).toThrow(
+      ConfigError,
+    );
+  });
+
+  it('names every invalid setting on one line', () => {
+    try {
+      loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', PUBLIC_BASE_URL: 'ftp://x' });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as Error).message).not.toContain('\n');
+      expect((error as Error).message).toMatch(/PORT/);
+      expect((error as Error).message).toMatch(/LOG_LEVEL/);
+      expect((error as Error).message).toMatch(/PUBLIC_BASE_URL/);
+    }
+  });
+
+  it('strips a trailing slash from the canonical base URL', () => {
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://api.example.com/' }).PUBLIC_BASE_URL).toBe('https://api.example.com');
+  });
+});
