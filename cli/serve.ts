@@ -1,9 +1,8 @@
 import { createServices } from '../domain/bootstrap.ts';
 import { seedDemo } from '../domain/users/seed.ts';
-import { registry } from '../registry/index.ts';
-import { createApp } from '../rest/app.ts';
 import { listen } from '../rest/server.ts';
 import { configFromEnvironment } from './load-config.ts';
+import { buildApp } from './build-app.ts';
 
 const config = configFromEnvironment();
 const services = await createServices(config);
@@ -25,7 +24,7 @@ if (config.embedded || config.SEED_DEMO) {
   }
 }
 
-const app = createApp(services, registry);
+const app = buildApp(services);
 const { server, port } = await listen(app, config.PORT, config.HOST);
 services.logger.info({ port, host: config.HOST, database: services.database.kind }, 'listening');
 

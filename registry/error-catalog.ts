@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ERROR_CODES, type ErrorCode } from '../domain/kernel/errors.ts';
+import { ERROR_CODES, type DomainError, type ErrorCode } from '../domain/kernel/errors.ts';
 
 /** Public documentation root for error codes; each code has an anchor there. */
 export const ERROR_DOCS_BASE = 'https://docs.example-accounting.dev/errors';
@@ -133,3 +133,22 @@ export const ErrorBody = z
   })
   .describe('Error envelope.');
 export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** Builds the error envelope for a domain error: the same body on every surface (REST, MCP). */
+export function errorBody(error: DomainError, requestId: string): ErrorBody {
+  const entry = ERROR_CATALOG[error.code];
+  return {
+    error: {
+      code: error.code,
+      message: error.hasCustomMessage ? error.message : entry.message,
+      status: entry.status,
+      request_id: requestId,
+      recovery_hint: entry.recoveryHint,
+      docs_url: docsUrlFor(error.code),
+      valid_alternatives: error.validAlternatives ?? [...entry.validAlternatives],
+      ...(error.details && { details: error.details }),
+      ...(error.requiredScope && { required_scope: error.requiredScope }),
+    },
+  };
+}
+

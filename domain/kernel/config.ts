@@ -30,6 +30,14 @@ export const ConfigSchema = z.object({
   CAPABILITY_REGISTRY_URL: optionalString,
   DISPATCHER_TIMER: booleanFlag,
   SEED_DEMO: booleanFlag,
+  /** MCP: comma-separated toolsets (registry groups) to expose; empty means all. */
+  MCP_TOOLSETS: optionalString,
+  /** MCP: expose only operations without side effects. */
+  MCP_READ_ONLY: booleanFlag,
+  /** MCP: extra Host header values accepted on /mcp besides the PUBLIC_BASE_URL host and localhost. */
+  MCP_ALLOWED_HOSTS: optionalString,
+  /** MCP: Origin values accepted on /mcp besides PUBLIC_BASE_URL's origin. */
+  MCP_ALLOWED_ORIGINS: optionalString,
 });
 
 export type RawConfig = z.infer<typeof ConfigSchema>;
