@@ -5,6 +5,7 @@ import { SecretBox } from './kernel/crypto.ts';
 import { createLogger } from './kernel/logger.ts';
 import { openDatabase } from './db/client.ts';
 import { migratePglite, migratePostgres } from './db/migrate.ts';
+import { parseCidrList, systemResolver, type Resolver } from './webhooks/url-safety.ts';
 
 export interface BootstrapOptions {
   logger?: pino.Logger;
@@ -13,6 +14,8 @@ export interface BootstrapOptions {
   migrate?: boolean;
   /** Use an in-memory PGlite instead of DATA_DIR (tests). */
   memory?: boolean;
+  /** DNS resolver for webhook URL checks; tests inject one so nothing depends on outside DNS. */
+  resolver?: Resolver;
 }
 
 /** Opens the database (migrating it), loads the encryption key and builds the shared services. */
@@ -26,5 +29,17 @@ export async function createServices(config: Config, options: BootstrapOptions =
   });
   if (database.pglite && options.migrate !== false) await migratePglite(database.pglite);
   const secretBox = config.ENCRYPTION_KEY ? SecretBox.fromSetting(config.ENCRYPTION_KEY) : SecretBox.fromDataDir(config.DATA_DIR);
-  return { config, database, secretBox, logger, now: options.now ?? (() => new Date()) };
+  const allowedPrivateCidrs = parseCidrList(config.WEBHOOK_ALLOWED_PRIVATE_CIDRS ?? '');
+  if (allowedPrivateCidrs.length > 0) {
+    // Loud on purpose: this setting lets webhooks reach private networks.
+    logger.warn({ cidrs: allowedPrivateCidrs }, 'WEBHOOK_ALLOWED_PRIVATE_CIDRS is set: webhooks may target these private ranges');
+  }
+  return {
+    config,
+    database,
+    secretBox,
+    logger,
+    now: options.now ?? (() => new Date()),
+    webhookUrlPolicy: { resolver: options.resolver ?? systemResolver, allowedPrivateCidrs },
+  };
 }

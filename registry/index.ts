@@ -2,11 +2,31 @@ import { buildRegistry } from './build-registry.ts';
 import { getHealth } from './operations/platform/health.ts';
 import { listCompanies } from './operations/companies/list.ts';
 import { updateCompany } from './operations/companies/update.ts';
+import { listWebhooks } from './operations/webhooks/list.ts';
+import { createWebhook } from './operations/webhooks/create.ts';
+import { getWebhook } from './operations/webhooks/get.ts';
+import { updateWebhook } from './operations/webhooks/update.ts';
+import { deleteWebhook } from './operations/webhooks/delete.ts';
+import { testWebhook } from './operations/webhooks/test.ts';
+import { listWebhookDeliveries } from './operations/webhooks/list-deliveries.ts';
+import { retryWebhookDelivery } from './operations/webhooks/retry-delivery.ts';
 
 /**
  * Every operation, in the order the docs list them. This explicit list is the single source
  * that REST routes, OpenAPI, MCP tools, docs, llms.txt, skills and capability records read.
  */
-export const registry = buildRegistry([getHealth, listCompanies, updateCompany]);
+export const registry = buildRegistry([
+  getHealth,
+  listCompanies,
+  updateCompany,
+  listWebhooks,
+  createWebhook,
+  getWebhook,
+  updateWebhook,
+  deleteWebhook,
+  testWebhook,
+  listWebhookDeliveries,
+  retryWebhookDelivery,
+]);
 
 export type { Operation } from './define-operation.ts';

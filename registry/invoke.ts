@@ -57,6 +57,26 @@ class DryRunRollback extends Error {
 export const IDEMPOTENCY_KEY_MAX = 255;
 
 export async function invoke(inv: Invocation): Promise<InvocationResult> {
+  try {
+    return await invokeUnlogged(inv);
+  } catch (error) {
+    if (error instanceof DomainError && inv.onDenial) {
+      const kind = denialKind(error);
+      if (kind) inv.onDenial(kind, error);
+    }
+    throw error;
+  }
+}
+
+/** Which failures count as denials to log (spec Authentication 5); others are ordinary outcomes. */
+function denialKind(error: DomainError): DenialKind | null {
+  if (error.code === 'INSUFFICIENT_SCOPE') return 'insufficient_scope';
+  if (error.membershipDenial) return 'membership';
+  const validation: readonly string[] = ['VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'IDEMPOTENCY_KEY_REQUIRED'];
+  return validation.includes(error.code) ? 'validation' : null;
+}
+
+async function invokeUnlogged(inv: Invocation): Promise<InvocationResult> {
   const { op, actor, services } = inv;
   const ctx: OperationContext = {
     services,
@@ -73,43 +93,28 @@ export async function invoke(inv: Invocation): Promise<InvocationResult> {
     if (!decision.allowed) throw new DomainError('RATE_LIMITED');
     const scope = requiredScope(op);
     if (scope && !hasScope(actor.scopes, scope)) {
-      throw deny(inv, 'insufficient_scope', new DomainError('INSUFFICIENT_SCOPE', {
+      throw new DomainError('INSUFFICIENT_SCOPE', {
         message: `This API key lacks the ${scope} scope required by ${op.id}.`,
         requiredScope: scope,
-      }));
+      });
     }
-    if (isTenantScoped(op)) {
-      try {
-        await assertCompanyAccess(ctx, inv.raw.params.companyId ?? '');
-      } catch (error) {
-        if (error instanceof DomainError) throw deny(inv, 'membership', error);
-        throw error;
-      }
-    }
+    if (isTenantScoped(op)) await assertCompanyAccess(ctx, inv.raw.params.companyId ?? '');
   }
 
-  let input: { params: unknown; query: unknown; body: unknown };
-  try {
-    const body = op.input.body && inv.loadBody ? await inv.loadBody() : inv.raw.body;
-    input = parseInput(op, { ...inv.raw, body });
-    if (inv.dryRun && !op.dryRun) {
-      throw new DomainError('VALIDATION_ERROR', {
-        message: `${op.id} does not support dry_run.`,
-        details: [{ path: 'query.dry_run', message: 'This operation does not support dry runs.' }],
-      });
-    }
-    if (op.idempotencyKey === 'required' && !inv.idempotencyKey) {
-      throw new DomainError('IDEMPOTENCY_KEY_REQUIRED');
-    }
-    if (inv.idempotencyKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(inv.idempotencyKey)) {
-      throw new DomainError('VALIDATION_ERROR', {
-        message: 'Idempotency-Key must be 1-255 visible ASCII characters.',
-        details: [{ path: 'header.Idempotency-Key', message: 'Use 1-255 visible ASCII characters, e.g. a UUID.' }],
-      });
-    }
-  } catch (error) {
-    if (error instanceof DomainError) throw deny(inv, 'validation', error);
-    throw error;
+  const body = op.input.body && inv.loadBody ? await inv.loadBody() : inv.raw.body;
+  const input = parseInput(op, { ...inv.raw, body });
+  if (inv.dryRun && !op.dryRun) {
+    throw new DomainError('VALIDATION_ERROR', {
+      message: `${op.id} does not support dry_run.`,
+      details: [{ path: 'query.dry_run', message: 'This operation does not support dry runs.' }],
+    });
+  }
+  if (op.idempotencyKey === 'required' && !inv.idempotencyKey) throw new DomainError('IDEMPOTENCY_KEY_REQUIRED');
+  if (inv.idempotencyKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(inv.idempotencyKey)) {
+    throw new DomainError('VALIDATION_ERROR', {
+      message: 'Idempotency-Key must be 1-255 visible ASCII characters.',
+      details: [{ path: 'header.Idempotency-Key', message: 'Use 1-255 visible ASCII characters, e.g. a UUID.' }],
+    });
   }
 
   if (isPublic(op)) {
@@ -194,6 +199,8 @@ function finish(op: Operation, handled: { data: unknown; pagination?: Pagination
 
 function parseInput(op: Operation, raw: Invocation['raw']): { params: unknown; query: unknown; body: unknown } {
   const details: ErrorDetail[] = [];
+  // An enum mismatch (e.g. an unknown event_type) tells the caller every accepted value.
+  const alternatives: string[] = [];
   const parsePart = (part: 'params' | 'query' | 'body', schema: z.ZodType | undefined, value: unknown): unknown => {
     if (!schema) return part === 'body' ? undefined : {};
     const result = schema.safeParse(value);
@@ -201,6 +208,7 @@ function parseInput(op: Operation, raw: Invocation['raw']): { params: unknown; q
     for (const issue of result.error.issues) {
       const path = [part, ...issue.path.map(String)].join('.');
       details.push({ path, message: issue.message });
+      if (issue.code === 'invalid_value') alternatives.push(...issue.values.map(String));
     }
     return undefined;
   };
@@ -213,6 +221,7 @@ function parseInput(op: Operation, raw: Invocation['raw']): { params: unknown; q
     throw new DomainError('VALIDATION_ERROR', {
       message: details.map((d) => `${d.path}: ${d.message}`).join('; '),
       details,
+      ...(alternatives.length > 0 && { validAlternatives: alternatives }),
     });
   }
   return parsed;
@@ -231,11 +240,6 @@ const companyIdOf = (data: unknown): string | null => {
   const value = (data as { company_id?: unknown } | null)?.company_id;
   return typeof value === 'string' ? value : null;
 };
-
-function deny(inv: Invocation, kind: DenialKind, error: DomainError): DomainError {
-  inv.onDenial?.(kind, error);
-  return error;
-}
 
 /** JSON with sorted keys, so the same request in another key order has the same fingerprint. */
 export function canonicalJson(value: unknown): string {

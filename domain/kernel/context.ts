@@ -4,6 +4,7 @@ import { TRANSACTION_OPTIONS } from '../db/client.ts';
 import type { SecretBox } from './crypto.ts';
 import type { Config } from './config.ts';
 import type { Scope } from './scopes.ts';
+import type { UrlSafetyOptions } from '../webhooks/url-safety.ts';
 import { DomainError } from './errors.ts';
 import { hasScope } from './scopes.ts';
 
@@ -28,6 +29,8 @@ export interface Services {
   logger: pino.Logger;
   /** Injectable clock: rate-limit windows and expiries never read the wall clock directly. */
   now: () => Date;
+  /** How webhook URLs are checked: the DNS resolver (injected in tests) and allowed private ranges. */
+  webhookUrlPolicy: Required<UrlSafetyOptions>;
 }
 
 /** Everything a domain verb may use. One per request (or per worker task). */

@@ -32,6 +32,8 @@ export interface DomainErrorOptions {
   requiredScope?: string;
   /** Overrides the catalogue's list, e.g. the event types valid for `event_type`. */
   validAlternatives?: string[];
+  /** Marks a 404 caused by a tenancy check, so surfaces log it as a membership denial. */
+  membershipDenial?: boolean;
 }
 
 export class DomainError extends Error {
@@ -39,6 +41,7 @@ export class DomainError extends Error {
   readonly details: ErrorDetail[] | undefined;
   readonly requiredScope: string | undefined;
   readonly validAlternatives: string[] | undefined;
+  readonly membershipDenial: boolean;
 
   constructor(code: ErrorCode, options: DomainErrorOptions = {}) {
     super(options.message ?? code);
@@ -47,6 +50,7 @@ export class DomainError extends Error {
     this.details = options.details;
     this.requiredScope = options.requiredScope;
     this.validAlternatives = options.validAlternatives;
+    this.membershipDenial = options.membershipDenial ?? false;
   }
 
   /** True when the message came from the thrower rather than defaulting to the code. */

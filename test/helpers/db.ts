@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../domain/kernel/config.ts';
 import type { Services } from '../../domain/kernel/context.ts';
 import { createServices } from '../../domain/bootstrap.ts';
+import type { Resolver } from '../../domain/webhooks/url-safety.ts';
 
 export type DbTarget = 'pglite' | 'postgres';
 
@@ -87,19 +88,46 @@ export interface TestServices {
 export interface TestServiceOptions {
   config?: Record<string, string | undefined>;
   now?: () => Date;
+  resolver?: Resolver;
 }
+
+/**
+ * DNS for tests: a fixed table, never the network. Names ending in .example.com resolve to a
+ * public documentation-range address unless listed; anything else is NXDOMAIN.
+ */
+export const TEST_DNS: Record<string, string[]> = {
+  'localhost': ['127.0.0.1', '::1'],
+  'internal.example.com': ['10.0.0.5'],
+  'metadata.example.com': ['169.254.169.254'],
+  'mixed.example.com': ['93.184.216.34', '192.168.1.10'],
+};
+export const testResolver: Resolver = async (hostname) => {
+  const listed = TEST_DNS[hostname];
+  if (listed) return listed;
+  if (hostname.endsWith('.example.com')) return ['93.184.216.34'];
+  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+};
 
 /** Services on a fresh, migrated database of the given kind. */
 export async function createTestServices(target: DbTarget, options: TestServiceOptions = {}): Promise<TestServices> {
   const logs = new LogCapture();
   if (target === 'pglite') {
     const config = testConfig(options.config);
-    const services = await createServices(config, { logger: logs.logger, memory: true, ...(options.now && { now: options.now }) });
+    const services = await createServices(config, {
+      logger: logs.logger,
+      memory: true,
+      resolver: options.resolver ?? testResolver,
+      ...(options.now && { now: options.now }),
+    });
     return { services, logs, config, close: () => services.database.close() };
   }
   const db = await createPostgresDatabase();
   const config = testConfig({ DATABASE_URL: db.url, DATABASE_ANON_URL: db.anonUrl, ...options.config });
-  const services = await createServices(config, { logger: logs.logger, ...(options.now && { now: options.now }) });
+  const services = await createServices(config, {
+    logger: logs.logger,
+    resolver: options.resolver ?? testResolver,
+    ...(options.now && { now: options.now }),
+  });
   return {
     services,
     logs,

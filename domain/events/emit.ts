@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import type { OperationContext } from '../kernel/context.ts';
+import { withTransaction } from '../kernel/context.ts';
+import { EVENT_CATALOG, type EventType } from '../kernel/events.ts';
+import { API_VERSION } from '../kernel/version.ts';
+
+/** Channel the delivery workers LISTEN on; notified at commit when deliveries were queued. */
+export const DELIVERY_CHANNEL = 'webhook_deliveries';
+
+export interface EmittedEvent {
+  eventId: string;
+  deliveries: number;
+}
+
+/**
+ * Writes an event and one pending delivery per active webhook of the company subscribed to its
+ * type, in the caller's transaction (an outbox): a rolled-back write leaves neither behind.
+ */
+export async function emitEvent(
+  ctx: OperationContext,
+  companyId: string,
+  type: EventType,
+  object: unknown,
+  previousAttributes: Record<string, unknown> | null,
+): Promise<EmittedEvent> {
+  // Our own payloads must match the published schema; a mismatch is a bug, so fail loudly.
+  const checked = EVENT_CATALOG[type].object.parse(object);
+  return withTransaction(ctx, async (tx) => {
+    const company = await tx.db.company.findUniqueOrThrow({ where: { id: companyId }, select: { livemode: true } });
+    const eventId = randomUUID();
+    const createdAt = tx.services.now();
+    const payload = {
+      id: eventId,
+      type,
+      api_version: API_VERSION,
+      created_at: createdAt.toISOString(),
+      company_id: companyId,
+      livemode: company.livemode,
+      data: { object: checked, previous_attributes: previousAttributes },
+    };
+    await tx.db.event.create({
+      // Prisma's JSON input type cannot see that `unknown` object fields are JSON; the object was parsed above.
+      data: { id: eventId, companyId, type, apiVersion: API_VERSION, livemode: company.livemode, payload: payload as object, createdAt },
+    });
+    const deliveries = await tx.db.$executeRaw`
+      INSERT INTO webhook_deliveries (webhook_id, company_id, event_id, event_type, payload, next_attempt_at)
+      SELECT w.id, w.company_id, ${eventId}::uuid, ${type}, ${JSON.stringify(payload)}::jsonb, ${createdAt}
+        FROM webhooks w
+       WHERE w.company_id = ${companyId}::uuid AND w.event_type = ${type} AND w.disabled_at IS NULL`;
+    if (deliveries > 0) await tx.db.$executeRaw`SELECT pg_notify(${DELIVERY_CHANNEL}, '')`;
+    return { eventId, deliveries };
+  });
+}
+
+/** The fields of `after` that differ from `before`, with their old values (Stripe's previous_attributes). */
+export function previousAttributes<T extends Record<string, unknown>>(before: T, after: T): Record<string, unknown> | null {
+  const changed = Object.keys(after).filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]));
+  return changed.length === 0 ? null : Object.fromEntries(changed.map((key) => [key, before[key]]));
+}

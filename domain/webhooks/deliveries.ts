@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import type { OperationContext } from '../kernel/context.ts';
+import { requireScope, withTransaction } from '../kernel/context.ts';
+import { DomainError } from '../kernel/errors.ts';
+import { EVENT_CATALOG, type EventType } from '../kernel/events.ts';
+import { decodeCursor, encodeCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery } from '../kernel/pagination.ts';
+import { assertCompanyAccess } from '../companies/access.ts';
+import { DELIVERY_CHANNEL } from '../events/emit.ts';
+import { toDelivery } from './mappers.ts';
+import { TERMINAL_STATUSES, type Delivery } from './schemas.ts';
+import { findWebhook, requirePayrollScopeFor } from './subscriptions.ts';
+import { assertSafeWebhookUrl } from './url-check.ts';
+
+const deliveryNotFound = (membershipDenial = false): DomainError =>
+  new DomainError('NOT_FOUND', { message: 'No such webhook delivery.', membershipDenial });
+
+/** Enqueues a test delivery with the catalogue's example object; refused for a disabled webhook. */
+export async function sendTestDelivery(ctx: OperationContext, companyId: string, webhookId: string): Promise<Delivery> {
+  requireScope(ctx, 'webhooks:manage');
+  return withTransaction(ctx, async (tx) => {
+    const webhook = await findWebhook(tx, companyId, webhookId);
+    if (webhook.disabledAt !== null) {
+      throw new DomainError('VALIDATION_ERROR', {
+        message: `The webhook is disabled (${webhook.disabledReason}); enable it with PATCH {"active": true} first.`,
+        details: [{ path: 'params.id', message: 'webhook is disabled' }],
+      });
+    }
+    const company = await tx.db.company.findUniqueOrThrow({ where: { id: companyId }, select: { livemode: true } });
+    const type = webhook.eventType as EventType;
+    const now = tx.services.now();
+    const payload = {
+      id: randomUUID(),
+      type,
+      api_version: webhook.apiVersionPinned,
+      created_at: now.toISOString(),
+      company_id: companyId,
+      livemode: company.livemode,
+      test: true,
+      data: { object: EVENT_CATALOG[type].example, previous_attributes: null },
+    };
+    const row = await tx.db.webhookDelivery.create({
+      data: { webhookId: webhook.id, companyId, eventType: type, payload: payload as object, isTest: true, nextAttemptAt: now },
+    });
+    await tx.db.$executeRaw`SELECT pg_notify(${DELIVERY_CHANNEL}, '')`;
+    return toDelivery(row);
+  });
+}
+
+interface DeliveryRow {
+  id: string;
+  created_key: string;
+}
+
+/** A webhook's deliveries, newest first, keyset-paginated on (created_at, id). */
+export async function listDeliveries(
+  ctx: OperationContext,
+  companyId: string,
+  webhookId: string,
+  query: PaginationQuery,
+): Promise<{ deliveries: Delivery[]; pagination: PaginationMeta }> {
+  requireScope(ctx, 'webhooks:manage');
+  const webhook = await findWebhook(ctx, companyId, webhookId);
+  const listName = `deliveries:${webhook.id}`;
+  const before = decodeCursor(listName, query.cursor);
+  const keys = await ctx.db.$queryRawUnsafe<DeliveryRow[]>(
+    `SELECT id, ${keysetTimestampSql('created_at')} AS created_key
+       FROM webhook_deliveries
+      WHERE webhook_id = $1::uuid AND company_id = $2::uuid
+        AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
+      ORDER BY created_at DESC, id DESC
+      LIMIT $5`,
+    webhook.id,
+    companyId,
+    before?.at ?? null,
+    before?.id ?? null,
+    query.limit + 1,
+  );
+  const page = keys.slice(0, query.limit);
+  const rows = await ctx.db.webhookDelivery.findMany({ where: { id: { in: page.map((k) => k.id) } } });
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const last = page.at(-1);
+  const hasMore = keys.length > query.limit && last !== undefined;
+  return {
+    deliveries: page.map((k) => toDelivery(byId.get(k.id)!)),
+    pagination: {
+      has_more: hasMore,
+      next_cursor: hasMore ? encodeCursor(listName, { at: last.created_key, id: last.id }) : null,
+    },
+  };
+}
+
+/**
+ * Enqueues a fresh pending delivery copying a terminal one (spec Endpoints 6). The route sits
+ * outside the company path, so tenancy comes from the delivery's company; the webhook is re-read
+ * scoped to (id, company) right before the insert.
+ */
+export async function retryDelivery(ctx: OperationContext, deliveryId: string): Promise<Delivery> {
+  requireScope(ctx, 'webhooks:manage');
+  return withTransaction(ctx, async (tx) => {
+    const source = await tx.db.webhookDelivery.findUnique({ where: { id: deliveryId } });
+    if (!source) throw deliveryNotFound();
+    try {
+      await assertCompanyAccess(tx, source.companyId);
+    } catch (error) {
+      // Identical to an unknown delivery: nothing reveals that it exists elsewhere.
+      if (error instanceof DomainError && error.code === 'NOT_FOUND') throw deliveryNotFound(true);
+      throw error;
+    }
+    if (!TERMINAL_STATUSES.includes(source.status)) {
+      throw new DomainError('CONFLICT', {
+        message: `Only delivered or dead deliveries can be retried; this one is ${source.status} and will be retried automatically.`,
+      });
+    }
+    requirePayrollScopeFor(tx, source.eventType);
+    const webhook = source.webhookId
+      ? await tx.db.webhook.findFirst({ where: { id: source.webhookId, companyId: source.companyId } })
+      : null;
+    if (!webhook) throw new DomainError('NOT_FOUND', { message: 'The delivery\'s webhook no longer exists.' });
+    if (webhook.disabledAt !== null) {
+      throw new DomainError('VALIDATION_ERROR', {
+        message: `The webhook is disabled (${webhook.disabledReason}); enable it with PATCH {"active": true} before retrying.`,
+        details: [{ path: 'webhook', message: 'webhook is disabled' }],
+      });
+    }
+    await assertSafeWebhookUrl(tx, webhook.webhookUrl, 'webhook.webhook_url');
+    const row = await tx.db.webhookDelivery.create({
+      data: {
+        webhookId: webhook.id,
+        companyId: source.companyId,
+        eventId: source.eventId,
+        eventType: source.eventType,
+        payload: source.payload as object,
+        isTest: source.isTest,
+        retryOf: source.id,
+        nextAttemptAt: tx.services.now(),
+      },
+    });
+    await tx.db.$executeRaw`SELECT pg_notify(${DELIVERY_CHANNEL}, '')`;
+    return toDelivery(row);
+  });
+}

@@ -1,0 +1,71 @@
+import type { Delivery, Webhook } from './schemas.ts';
+import type { EventType } from '../kernel/events.ts';
+
+interface WebhookRow {
+  id: string;
+  companyId: string;
+  eventType: string;
+  webhookUrl: string;
+  name: string;
+  description: string;
+  createdByApiKeyId: string | null;
+  apiVersionPinned: string;
+  disabledAt: Date | null;
+  disabledReason: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const toWebhook = (row: WebhookRow): Webhook => ({
+  id: row.id,
+  company_id: row.companyId,
+  event_type: row.eventType as EventType,
+  webhook_url: row.webhookUrl,
+  name: row.name,
+  description: row.description,
+  active: row.disabledAt === null,
+  created_by_api_key_id: row.createdByApiKeyId,
+  api_version_pinned: row.apiVersionPinned,
+  disabled_at: row.disabledAt?.toISOString() ?? null,
+  disabled_reason: row.disabledReason,
+  created_at: row.createdAt.toISOString(),
+  updated_at: row.updatedAt.toISOString(),
+});
+
+interface DeliveryRow {
+  id: string;
+  webhookId: string | null;
+  companyId: string;
+  eventId: string | null;
+  eventType: string;
+  status: string;
+  attempts: number;
+  nextAttemptAt: Date;
+  responseStatus: number | null;
+  responseBody: string | null;
+  responseHeaders: unknown;
+  deadReason: string | null;
+  isTest: boolean;
+  retryOf: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const toDelivery = (row: DeliveryRow): Delivery => ({
+  id: row.id,
+  webhook_id: row.webhookId,
+  company_id: row.companyId,
+  event_id: row.eventId,
+  event_type: row.eventType as EventType,
+  status: row.status as Delivery['status'],
+  attempts: row.attempts,
+  next_attempt_at: row.nextAttemptAt.toISOString(),
+  response_status: row.responseStatus,
+  response_body: row.responseBody,
+  response_headers: (row.responseHeaders as Record<string, string> | null) ?? null,
+  dead_reason: row.deadReason,
+  test: row.isTest,
+  retry_of: row.retryOf,
+  created_at: row.createdAt.toISOString(),
+  updated_at: row.updatedAt.toISOString(),
+});

@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { EventType } from '../kernel/events.ts';
+
+export const MAX_WEBHOOKS_PER_COMPANY = 50; // bounded, so the list needs no pagination (spec Limits)
+
+export const WebhookId = z.uuid().describe('Webhook id (uuid), from the webhooks list or the create response.');
+export const DeliveryId = z.uuid().describe('Delivery id (uuid), from a webhook\'s deliveries list.');
+
+const WebhookUrl = z
+  .string()
+  .trim()
+  .max(2048)
+  .describe('Absolute https URL that receives signed POSTs; must resolve to public addresses only.');
+const Name = z.string().trim().min(1).max(100).describe('Short label for the subscription.');
+const Description = z.string().trim().max(500).describe('Free text: what the receiver does.');
+
+export const Webhook = z
+  .object({
+    id: z.uuid(),
+    company_id: z.uuid(),
+    event_type: EventType,
+    webhook_url: z.string(),
+    name: z.string(),
+    description: z.string(),
+    active: z.boolean().describe('false when disabled (see disabled_reason).'),
+    created_by_api_key_id: z.uuid().nullable().describe('API key that created the subscription.'),
+    api_version_pinned: z.string().describe('API version the deliveries\' payloads follow.'),
+    disabled_at: z.iso.datetime().nullable(),
+    disabled_reason: z
+      .string()
+      .nullable()
+      .describe('manually_disabled, http_410 (receiver answered 410 Gone) or url_unsafe:<class>.'),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .describe('A webhook subscription (never includes the secret after creation).');
+export type Webhook = z.infer<typeof Webhook>;
+
+export const CreatedWebhook = Webhook.extend({
+  secret: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .describe('Signing secret (64 hex chars). Shown only in this response: store it now.'),
+});
+export type CreatedWebhook = z.infer<typeof CreatedWebhook>;
+
+export const CreateWebhookBody = z
+  .object({
+    event_type: EventType,
+    webhook_url: WebhookUrl,
+    name: Name,
+    description: Description.default(''),
+  })
+  .strict();
+export type CreateWebhookBody = z.infer<typeof CreateWebhookBody>;
+
+export const UpdateWebhookBody = z
+  .strictObject(
+    {
+      webhook_url: WebhookUrl.optional(),
+      active: z.boolean().optional().describe('false disables deliveries (manually_disabled); true re-enables after re-checking the URL.'),
+      name: Name.optional(),
+      description: Description.optional(),
+    },
+    {
+      // Say why, not just "unrecognized key": the type is fixed for the subscription's life.
+      error: (issue) =>
+        issue.code === 'unrecognized_keys' && issue.keys.includes('event_type')
+          ? 'event_type cannot be changed; create a new webhook for another event type'
+          : undefined,
+    },
+  )
+  .refine((body) => Object.keys(body).length > 0, { message: 'Provide at least one field to update.' });
+export type UpdateWebhookBody = z.infer<typeof UpdateWebhookBody>;
+
+export const DELIVERY_STATUSES = ['pending', 'in_flight', 'delivered', 'failed', 'dead'] as const;
+export const TERMINAL_STATUSES: readonly string[] = ['delivered', 'dead'];
+
+export const Delivery = z
+  .object({
+    id: z.uuid(),
+    webhook_id: z.uuid().nullable().describe('null once the webhook was deleted.'),
+    company_id: z.uuid(),
+    event_id: z.string().nullable().describe('The event delivered; null for test deliveries.'),
+    event_type: EventType,
+    status: z.enum(DELIVERY_STATUSES),
+    attempts: z.number().int(),
+    next_attempt_at: z.iso.datetime(),
+    response_status: z.number().int().nullable(),
+    response_body: z.string().nullable().describe('Receiver\'s response body, first 4096 bytes.'),
+    response_headers: z.record(z.string(), z.string()).nullable(),
+    dead_reason: z.string().nullable().describe('Why a dead delivery stopped, e.g. attempts_exhausted:http_500, http_410, url_unsafe:<class>.'),
+    test: z.boolean().describe('true for deliveries made by the test endpoint.'),
+    retry_of: z.uuid().nullable().describe('The terminal delivery this one retries.'),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .describe('One delivery of one event to one webhook.');
+export type Delivery = z.infer<typeof Delivery>;

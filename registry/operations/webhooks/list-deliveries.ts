@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { Delivery } from '../../../domain/webhooks/schemas.ts';
+import { listDeliveries } from '../../../domain/webhooks/deliveries.ts';
+import { PaginationQuery } from '../../../domain/kernel/pagination.ts';
+import { defineOperation } from '../../define-operation.ts';
+import { COMPANY_ID, WEBHOOK_ID, deliveryExample } from './examples.ts';
+import { WebhookParams } from './params.ts';
+
+export const listWebhookDeliveries = defineOperation({
+  id: 'listWebhookDeliveries',
+  group: 'webhooks',
+  method: 'GET',
+  path: '/companies/{companyId}/webhooks/{id}/deliveries',
+  summary: 'List a webhook\'s deliveries',
+  description: 'Lists one webhook\'s deliveries, newest first, with status, attempts and the receiver\'s last response. Cursor pagination in meta.pagination.',
+  auth: { scope: 'webhooks:manage' },
+  risk: 'L0',
+  idempotent: true,
+  reversible: true,
+  dryRun: false,
+  idempotencyKey: 'none',
+  sideEffects: ['none'],
+  input: { params: WebhookParams, query: PaginationQuery },
+  output: z.object({ deliveries: z.array(Delivery) }),
+  status: 200,
+  examples: { params: { companyId: COMPANY_ID, id: WEBHOOK_ID }, query: { limit: 50 }, response: { deliveries: [deliveryExample] } },
+  surfaces: ['api', 'mcp', 'cli'],
+  handler: async (ctx, { params, query }) => {
+    const { deliveries, pagination } = await listDeliveries(ctx, params.companyId, params.id, query);
+    return { data: { deliveries }, pagination };
+  },
+});

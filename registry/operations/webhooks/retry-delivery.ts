@@ -1,0 +1,30 @@
+import { Delivery } from '../../../domain/webhooks/schemas.ts';
+import { retryDelivery as retry } from '../../../domain/webhooks/deliveries.ts';
+import { defineOperation } from '../../define-operation.ts';
+import { DELIVERY_ID, pendingDeliveryExample } from './examples.ts';
+import { DeliveryParams } from './params.ts';
+
+export const retryWebhookDelivery = defineOperation({
+  id: 'retryWebhookDelivery',
+  group: 'webhooks',
+  method: 'POST',
+  path: '/webhook-deliveries/{id}/retry',
+  summary: 'Retry a delivery',
+  description:
+    'Enqueues a fresh pending copy of a delivered or dead delivery (the original stays unchanged). ' +
+    'Refused for deliveries still pending or in flight, a deleted or disabled webhook, or a URL that is no longer safe.',
+  auth: { scope: 'webhooks:manage' },
+  risk: 'L1',
+  idempotent: false,
+  reversible: false,
+  dryRun: false,
+  idempotencyKey: 'optional',
+  sideEffects: ['create'],
+  auditTarget: 'webhook_delivery',
+  input: { params: DeliveryParams },
+  output: Delivery,
+  status: 202,
+  examples: { params: { id: DELIVERY_ID }, response: { ...pendingDeliveryExample, retry_of: DELIVERY_ID } },
+  surfaces: ['api', 'mcp', 'cli'],
+  handler: async (ctx, { params }) => ({ data: await retry(ctx, params.id) }),
+});
