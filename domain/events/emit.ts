@@ -29,15 +29,7 @@ export async function emitEvent(
     const company = await tx.db.company.findUniqueOrThrow({ where: { id: companyId }, select: { livemode: true } });
     const eventId = randomUUID();
     const createdAt = tx.services.now();
-    const payload = {
-      id: eventId,
-      type,
-      api_version: API_VERSION,
-      created_at: createdAt.toISOString(),
-      company_id: companyId,
-      livemode: company.livemode,
-      data: { object: checked, previous_attributes: previousAttributes },
-    };
+    const payload = buildEventPayload({ eventId, type, companyId, livemode: company.livemode, object: checked, previousAttributes, createdAt });
     await tx.db.event.create({
       // Prisma's JSON input type cannot see that `unknown` object fields are JSON; the object was parsed above.
       data: { id: eventId, companyId, type, apiVersion: API_VERSION, livemode: company.livemode, payload: payload as object, createdAt },
@@ -51,6 +43,27 @@ export async function emitEvent(
     return { eventId, deliveries };
   });
 }
+
+export interface EventPayloadInput {
+  eventId: string;
+  type: EventType;
+  companyId: string;
+  livemode: boolean;
+  object: unknown;
+  previousAttributes: Record<string, unknown> | null;
+  createdAt: Date;
+}
+
+/** The delivered JSON (DESIGN.md §6 "event payload"): built here only, for every emitter. */
+export const buildEventPayload = (input: EventPayloadInput) => ({
+  id: input.eventId,
+  type: input.type,
+  api_version: API_VERSION,
+  created_at: input.createdAt.toISOString(),
+  company_id: input.companyId,
+  livemode: input.livemode,
+  data: { object: input.object, previous_attributes: input.previousAttributes },
+});
 
 /** The fields of `after` that differ from `before`, with their old values (Stripe's previous_attributes). */
 export function previousAttributes<T extends Record<string, unknown>>(before: T, after: T): Record<string, unknown> | null {

@@ -20,10 +20,12 @@ CREATE TABLE webhooks (
 );
 CREATE INDEX webhooks_fanout ON webhooks (company_id, event_type) WHERE disabled_at IS NULL;
 
--- The outbox: written in the same transaction as the change it describes.
+-- The outbox: written in the same transaction as the change it describes. Events and their
+-- deliveries are the audit trail, so they keep their company from being deleted (companies are
+-- archived, never deleted).
 CREATE TABLE events (
   id          uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-  company_id  uuid NOT NULL REFERENCES companies(id) ON DELETE CASCADE,
+  company_id  uuid NOT NULL REFERENCES companies(id),
   type        text NOT NULL,
   api_version text NOT NULL,
   livemode    boolean NOT NULL,
@@ -74,8 +76,10 @@ BEGIN
     RETURN OLD;
   END IF;
   IF OLD.status IN ('delivered', 'dead') THEN
+    -- Only the FK action: webhook_id goes null because that webhook is gone, nothing else moves.
     IF OLD.webhook_id IS NOT NULL AND NEW.webhook_id IS NULL
-       AND (to_jsonb(NEW) - 'webhook_id') = (to_jsonb(OLD) - 'webhook_id') THEN
+       AND (to_jsonb(NEW) - 'webhook_id') = (to_jsonb(OLD) - 'webhook_id')
+       AND NOT EXISTS (SELECT 1 FROM webhooks w WHERE w.id = OLD.webhook_id) THEN
       RETURN NEW;
     END IF;
     RAISE EXCEPTION 'webhook delivery % is terminal (%) and cannot be updated', OLD.id, OLD.status
@@ -87,7 +91,8 @@ END $$;
 CREATE TRIGGER webhook_deliveries_guard BEFORE UPDATE OR DELETE ON webhook_deliveries
   FOR EACH ROW EXECUTE FUNCTION webhook_deliveries_guard();
 
--- A delivery belongs to its webhook's company; rows whose webhook is gone skip the check.
+-- A delivery belongs to its webhook's company and carries its webhook's event type, and its
+-- event (when it has one) is of the same company; rows whose webhook is gone skip the webhook check.
 CREATE FUNCTION webhook_deliveries_same_company() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NEW.webhook_id IS NOT NULL AND NOT EXISTS (
@@ -96,9 +101,22 @@ BEGIN
     RAISE EXCEPTION 'webhook delivery company % differs from its webhook''s company', NEW.company_id
       USING ERRCODE = 'check_violation';
   END IF;
+  IF NEW.webhook_id IS NOT NULL AND NOT EXISTS (
+    SELECT 1 FROM webhooks w WHERE w.id = NEW.webhook_id AND w.event_type = NEW.event_type
+  ) THEN
+    RAISE EXCEPTION 'webhook delivery event type % differs from its webhook''s', NEW.event_type
+      USING ERRCODE = 'check_violation';
+  END IF;
+  IF NEW.event_id IS NOT NULL AND NOT EXISTS (
+    SELECT 1 FROM events e WHERE e.id = NEW.event_id AND e.company_id = NEW.company_id
+  ) THEN
+    RAISE EXCEPTION 'webhook delivery company % differs from its event''s company', NEW.company_id
+      USING ERRCODE = 'check_violation';
+  END IF;
   RETURN NEW;
 END $$;
-CREATE TRIGGER webhook_deliveries_same_company BEFORE INSERT OR UPDATE OF webhook_id, company_id ON webhook_deliveries
+CREATE TRIGGER webhook_deliveries_same_company
+  BEFORE INSERT OR UPDATE OF webhook_id, company_id, event_id, event_type ON webhook_deliveries
   FOR EACH ROW EXECUTE FUNCTION webhook_deliveries_same_company();
 
 -- A webhook cannot move to another company while it has deliveries.
