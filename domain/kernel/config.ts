@@ -28,7 +28,15 @@ export const ConfigSchema = z.object({
   CRON_SECRET: optionalString,
   WEBHOOK_ALLOWED_PRIVATE_CIDRS: optionalString,
   CAPABILITY_REGISTRY_URL: optionalString,
-  DISPATCHER_TIMER: booleanFlag,
+  /** Run the delivery loop inside `npm start` (default); turn off where separate workers run. */
+  DISPATCHER_TIMER: z
+    .enum(['true', 'false', '1', '0', ''])
+    .optional()
+    .transform((v) => v !== 'false' && v !== '0'),
+  /** PEM file of extra CAs trusted for webhook receivers, on top of the default store. */
+  WEBHOOK_CA_FILE: optionalString,
+  /** Deliveries claimed per worker round (1-1000). */
+  WORKER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
   SEED_DEMO: booleanFlag,
   /** MCP: comma-separated toolsets (registry groups) to expose; empty means all. */
   MCP_TOOLSETS: optionalString,

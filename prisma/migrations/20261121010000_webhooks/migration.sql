@@ -107,7 +107,10 @@ BEGIN
     RAISE EXCEPTION 'webhook delivery event type % differs from its webhook''s', NEW.event_type
       USING ERRCODE = 'check_violation';
   END IF;
-  IF NEW.event_id IS NOT NULL AND NOT EXISTS (
+  -- Checked when the event link is made or moved, not when the FK action nulls webhook_id.
+  IF NEW.event_id IS NOT NULL
+     AND (TG_OP = 'INSERT' OR NEW.event_id IS DISTINCT FROM OLD.event_id OR NEW.company_id IS DISTINCT FROM OLD.company_id)
+     AND NOT EXISTS (
     SELECT 1 FROM events e WHERE e.id = NEW.event_id AND e.company_id = NEW.company_id
   ) THEN
     RAISE EXCEPTION 'webhook delivery company % differs from its event''s company', NEW.company_id

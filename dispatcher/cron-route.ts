@@ -1,0 +1,44 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Hono } from 'hono';
+import type { Services } from '../domain/kernel/context.ts';
+import { DomainError } from '../domain/kernel/errors.ts';
+import { errorBody } from '../registry/error-catalog.ts';
+import type { AppEnv } from '../rest/types.ts';
+import { tick } from './tick.ts';
+import { senderFor } from './worker.ts';
+import type { Sender } from './send.ts';
+
+export const CRON_PATH = '/api/webhooks/dispatch/cron';
+
+const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+
+/** Constant-time comparison of the bearer token with the configured secret. */
+function authorised(header: string | undefined, secret: string): boolean {
+  const token = /^Bearer (.+)$/.exec(header ?? '')?.[1] ?? '';
+  return timingSafeEqual(digest(token), digest(secret));
+}
+
+/**
+ * `POST /api/webhooks/dispatch/cron` with `Authorization: Bearer <CRON_SECRET>`: one tick
+ * (recover, claim 50, send), answering `{ picked, delivered, failed, dead }`. Without a
+ * configured secret the route is not mounted at all (fail closed).
+ */
+export function cronRoute(options: { sender?: Sender } = {}) {
+  return (app: Hono<AppEnv>, services: Services): void => {
+    const secret = services.config.CRON_SECRET;
+    if (!secret) {
+      services.logger.info('CRON_SECRET is not set: the dispatch cron route is disabled');
+      return;
+    }
+    const sender = options.sender ?? senderFor(services);
+    app.post(CRON_PATH, async (c) => {
+      if (!authorised(c.req.header('authorization'), secret)) {
+        c.header('WWW-Authenticate', 'Bearer realm="cron"');
+        return c.json(errorBody(new DomainError('UNAUTHENTICATED', { message: 'Invalid cron secret.' }), c.get('requestId')), 401);
+      }
+      const summary = await tick(services, sender);
+      services.logger.info({ ...summary }, 'cron dispatch tick');
+      return c.json({ picked: summary.picked, delivered: summary.delivered, failed: summary.failed, dead: summary.dead, recovered: summary.recovered });
+    });
+  };
+}
