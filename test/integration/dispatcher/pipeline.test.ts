@@ -212,7 +212,7 @@ describe.each(DB_TARGETS)('delivery pipeline end to end (%s)', (target) => {
     const rows = await deliveriesOf(hook.id);
     await db().$executeRawUnsafe(`UPDATE webhook_deliveries SET status = 'in_flight' WHERE webhook_id = $1::uuid`, hook.id);
     // Ticks run on the test clock; the trigger stamped updated_at with the database's time.
-    const [{ db_now }] = await db().$queryRawUnsafe<{ db_now: Date }[]>('SELECT now() AS db_now');
+    const [{ db_now }] = (await db().$queryRawUnsafe<{ db_now: Date }[]>('SELECT now() AS db_now')) as [{ db_now: Date }];
     h.clock.current = new Date(db_now.getTime() + 19_000);
     expect((await tick(h.t.services, h.sender)).recovered).toBe(0);
     h.clock.current = new Date(db_now.getTime() + 21_000);
