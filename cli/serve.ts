@@ -3,6 +3,7 @@ import { seedDemo } from '../domain/users/seed.ts';
 import { listen } from '../rest/server.ts';
 import { configFromEnvironment } from './load-config.ts';
 import { buildApp } from './build-app.ts';
+import { startWorker } from '../dispatcher/worker.ts';
 
 const config = configFromEnvironment();
 const services = await createServices(config);
@@ -28,9 +29,14 @@ const app = buildApp(services);
 const { server, port } = await listen(app, config.PORT, config.HOST);
 services.logger.info({ port, host: config.HOST, database: services.database.kind }, 'listening');
 
+// Deliveries go out from this process unless separate workers run (DISPATCHER_TIMER=false).
+const worker = config.DISPATCHER_TIMER ? startWorker(services) : null;
+
 const shutdown = (): void => {
   server.close();
-  void services.database.close().finally(() => process.exit(0));
+  void (worker?.stop() ?? Promise.resolve())
+    .then(() => services.database.close())
+    .finally(() => process.exit(0));
 };
 process.once('SIGINT', shutdown);
 process.once('SIGTERM', shutdown);

@@ -34,13 +34,21 @@ export interface Worker {
  * delivery is notified (LISTEN/NOTIFY on PostgreSQL, PGlite's listen in embedded mode) or the
  * idle poll. Any number of workers may run at once: the claim never hands a row to two.
  */
-export function startWorker(services: Services, options: { batchSize?: number; sender?: Sender } = {}): Worker {
+export function startWorker(
+  services: Services,
+  options: { batchSize?: number; sender?: Sender; idlePollMs?: number } = {},
+): Worker {
   const sender = options.sender ?? senderFor(services);
   const batchSize = options.batchSize ?? services.config.WORKER_BATCH_SIZE;
   const totals: BatchSummary = { picked: 0, delivered: 0, failed: 0, dead: 0 };
   let stopping = false;
   let wake: (() => void) | null = null;
-  const notify = () => wake?.();
+  // A notification that arrives mid-batch must not be lost: remember it for the next sleep.
+  let notified = false;
+  const notify = () => {
+    notified = true;
+    wake?.();
+  };
   let lastRecovery = 0;
 
   const listening = listen(services, notify);
@@ -61,14 +69,19 @@ export function startWorker(services: Services, options: { batchSize?: number; s
           if (stopping) break;
           services.logger.error({ err: error }, 'delivery batch failed');
         }
+        if (notified || stopping) {
+          notified = false;
+          continue;
+        }
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, IDLE_POLL_MS);
+          const timer = setTimeout(resolve, options.idlePollMs ?? IDLE_POLL_MS);
           wake = () => {
             clearTimeout(timer);
             resolve();
           };
         });
         wake = null;
+        notified = false;
       }
     } finally {
       await unlisten();

@@ -1,0 +1,22 @@
+import { createServices } from '../domain/bootstrap.ts';
+import { startWorker } from '../dispatcher/worker.ts';
+import { configFromEnvironment } from './load-config.ts';
+
+const config = configFromEnvironment();
+if (config.embedded) {
+  // PGlite belongs to one process: the embedded server runs its own delivery loop instead.
+  process.stderr.write('npm run worker needs DATABASE_URL (PostgreSQL); with the embedded database, npm start delivers webhooks itself.\n');
+  process.exit(1);
+}
+const services = await createServices(config, { migrate: false });
+const worker = startWorker(services);
+services.logger.info({ batch: config.WORKER_BATCH_SIZE, pid: process.pid }, 'delivery worker started');
+
+const shutdown = (): void => {
+  void worker
+    .stop()
+    .then(() => services.database.close())
+    .finally(() => process.exit(0));
+};
+process.once('SIGINT', shutdown);
+process.once('SIGTERM', shutdown);
