@@ -1,0 +1,130 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { authenticateKey } from '../domain/apikeys/keys.ts';
+import type { Principal } from '../domain/kernel/context.ts';
+import { DomainError } from '../domain/kernel/errors.ts';
+import { API_VERSION } from '../domain/kernel/version.ts';
+import { errorBody } from '../registry/error-catalog.ts';
+import { registry } from '../registry/index.ts';
+import type { RouteModule } from '../rest/app.ts';
+import type { AppEnv } from '../rest/types.ts';
+import { buildServer, type HandlerExtra } from './build-server.ts';
+import { logMcpDenial, type DenialFacts, type McpDenialReason } from './denial-log.ts';
+import { hostPolicy } from './dns-rebinding.ts';
+import { ToolIndex } from './tools.ts';
+import { configuredToolsets, resolveSelection, type Selection } from './toolsets.ts';
+
+export const MCP_PATH = '/mcp';
+const MAX_BODY_BYTES = 1024 * 1024; // the REST body limit (PAYLOAD_TOO_LARGE says 1 MiB)
+const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
+
+// The REST surface's security headers, minus X-Robots-Tag; no-store because answers carry tenant data.
+const HEADERS: Readonly<Record<string, string>> = {
+  'Service-Version': API_VERSION,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+  'Strict-Transport-Security': 'max-age=31536000; includeSubDomains',
+  'Cache-Control': 'no-store',
+};
+
+/** The key's principal rides in the SDK's authInfo, so handlers read the caller where the transport put it. */
+const toAuthInfo = (token: string, principal: Principal): AuthInfo => ({
+  token,
+  clientId: principal.apiKeyId,
+  scopes: principal.scopes,
+  extra: { principal },
+});
+const principalOf = (extra: HandlerExtra): Principal | null =>
+  (extra.authInfo?.extra?.principal as Principal | undefined) ?? null;
+
+/**
+ * `/mcp`, Streamable HTTP in stateless JSON mode on the API's own Hono server. Order: Host/Origin
+ * (403) → method (405: no GET stream, no DELETE session when stateless) → bearer key (401, as
+ * REST) → toolset selection (400) → one cheap Server + transport for this request.
+ */
+export const mountMcp: RouteModule = (app, services) => {
+  const index = new ToolIndex(registry.operations); // compiles both variants now: a bad name fails start-up
+  configuredToolsets(services.config); // likewise a bad MCP_TOOLSETS
+  const policy = hostPolicy(services.config);
+
+  app.all(MCP_PATH, async (c) => {
+    for (const [name, value] of Object.entries(HEADERS)) c.header(name, value);
+    const facts = (apiKeyId: string | null): DenialFacts => ({
+      requestId: c.get('requestId'),
+      address: c.env?.incoming?.socket?.remoteAddress,
+      userAgent: c.req.header('user-agent') ?? null,
+      apiKeyId,
+      transport: 'http',
+    });
+    const deny = (reason: McpDenialReason, error?: DomainError, apiKeyId: string | null = null): void =>
+      logMcpDenial(services.logger, facts(apiKeyId), reason, error);
+
+    const host = c.req.header('host') ?? new URL(c.req.url).host;
+    if (!policy.hostAllowed(host) || !policy.originAllowed(c.req.header('origin'))) {
+      deny('host_or_origin');
+      // A JSON-RPC error, as the SDK's own check answers: the caller is an MCP client, not a REST one.
+      return c.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Forbidden: Host or Origin header not allowed.' }, id: null }, 403);
+    }
+    if (c.req.method !== 'POST') {
+      c.header('Allow', 'POST');
+      return errorJson(c, new DomainError('METHOD_NOT_ALLOWED', { message: 'This MCP endpoint is stateless: send JSON-RPC with POST; it offers no GET stream and no sessions to DELETE.' }));
+    }
+
+    const token = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
+    const principal = token ? await authenticateKey(services.database.prisma, token, services.config.RATE_LIMIT_PER_MINUTE) : null;
+    if (!token || !principal) {
+      const missing = (c.req.header('authorization') ?? '').trim() === '';
+      deny(missing ? 'missing_token' : 'invalid_token');
+      c.header('WWW-Authenticate', 'Bearer realm="api"');
+      return errorJson(c, new DomainError('UNAUTHENTICATED', { message: missing ? 'Missing bearer token.' : 'The API key is invalid or revoked.' }));
+    }
+    c.set('principal', principal);
+
+    let selection: Selection;
+    try {
+      selection = resolveSelection(services.config, { toolsets: c.req.query('toolsets'), readOnly: c.req.query('read_only'), variant: c.req.query('variant') });
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      deny('validation', error, principal.apiKeyId);
+      return errorJson(c, error);
+    }
+
+    const server = buildServer({
+      tools: index.tools(selection),
+      list: index.list(selection, principal.scopes),
+      caller: async (extra) => ({
+        services,
+        principal: principalOf(extra),
+        requestId: c.get('requestId'),
+        onDenial: (kind, error) => deny(kind, error, principal.apiKeyId),
+      }),
+    });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: MAX_BODY_BYTES,
+    });
+    transport.onerror = (error) => services.logger.debug({ err: error, request_id: c.get('requestId') }, 'MCP transport rejected a request');
+    await server.connect(transport);
+    try {
+      // JSON mode resolves once every response is written, so closing afterwards loses nothing.
+      const response = await transport.handleRequest(c.req.raw, { authInfo: toAuthInfo(token, principal) });
+      // Hono does not merge c.header() into a Response the handler builds elsewhere: add ours here.
+      for (const [name, value] of Object.entries(HEADERS)) response.headers.set(name, value);
+      response.headers.set('X-Request-Id', c.get('requestId'));
+      return response;
+    } finally {
+      await server.close();
+    }
+  });
+};
+
+function errorJson(c: Context<AppEnv>, error: DomainError): Response {
+  const body = errorBody(error, c.get('requestId'));
+  return c.json(body, body.error.status as ContentfulStatusCode);
+}
+

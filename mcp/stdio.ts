@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import type { Readable, Writable } from 'node:stream';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { authenticateKey } from '../domain/apikeys/keys.ts';
+import type { Services } from '../domain/kernel/context.ts';
+import { registry } from '../registry/index.ts';
+import { buildServer } from './build-server.ts';
+import { logMcpDenial } from './denial-log.ts';
+import { ToolIndex } from './tools.ts';
+import type { Selection } from './toolsets.ts';
+
+export class StdioAuthError extends Error {
+  override name = 'StdioAuthError';
+}
+
+export interface StdioOptions {
+  services: Services;
+  /** The bearer key the local user configured (API_KEY); every call acts as this key. */
+  apiKey: string;
+  selection: Selection;
+  /** Defaults to the process's stdin/stdout; tests may pass streams. */
+  stdin?: Readable;
+  stdout?: Writable;
+}
+
+/** The same id format as REST's, one per tool call, so audit entries look alike on both surfaces. */
+const newRequestId = (): string => `req_${randomBytes(12).toString('base64url')}`;
+
+/**
+ * The stdio server: the same tools and pipeline as /mcp, for one local key. The key is checked at
+ * start (a bad key stops the process) and again on every call, so revoking it takes effect at once.
+ */
+export async function serveStdio(options: StdioOptions): Promise<Server> {
+  const { services, selection } = options;
+  const authenticate = () => authenticateKey(services.database.prisma, options.apiKey, services.config.RATE_LIMIT_PER_MINUTE);
+  const principal = await authenticate();
+  if (!principal) throw new StdioAuthError('API_KEY is missing, invalid or revoked: set it to an active key (sk_test_… or sk_live_…).');
+
+  const index = new ToolIndex(registry.operations);
+  const server = buildServer({
+    tools: index.tools(selection),
+    list: index.list(selection, principal.scopes),
+    caller: async () => {
+      const requestId = newRequestId();
+      const current = await authenticate();
+      const facts = { requestId, address: null, userAgent: null, apiKeyId: principal.apiKeyId, transport: 'stdio' as const };
+      if (!current) logMcpDenial(services.logger, facts, 'invalid_token');
+      return {
+        services,
+        principal: current,
+        requestId,
+        onDenial: (kind, error) => logMcpDenial(services.logger, facts, kind, error),
+      };
+    },
+  });
+  await server.connect(new StdioServerTransport(options.stdin, options.stdout));
+  return server;
+}
