@@ -1,0 +1,18 @@
+/** Where the discovery surface serves each document, relative to PUBLIC_BASE_URL. */
+export const DISCOVERY_PATHS = {
+  openapi: '/api/v1/openapi.json',
+  capabilities: '/api/v1/capabilities',
+  llmsTxt: '/llms.txt',
+  securityTxt: '/.well-known/security.txt',
+  /** Agent Skills discovery v0.1.0 (`files` as names) … */
+  skillsIndex: '/.well-known/skills/index.json',
+  skillsDir: '/.well-known/skills',
+  /** … and v0.2.0 (`$schema`, `url`, `digest`), which newer clients try first. */
+  agentSkillsIndex: '/.well-known/agent-skills/index.json',
+  agentSkillsDir: '/.well-known/agent-skills',
+  /** The interactive reference (HTML) and the generated Markdown reference. */
+  docsPage: '/docs',
+  docsAssets: '/docs/assets',
+  referenceDocs: '/docs/reference',
+  mcp: '/mcp',
+} as const;

@@ -1,0 +1,48 @@
+import { groupInfo, groupsInUse, EVENTS_TAG } from './groups.ts';
+import { ERRORS_DOC, EVENTS_DOC, INDEX_DOC, groupDocFile } from './reference-docs.ts';
+import { DISCOVERY_PATHS } from './discovery-paths.ts';
+import type { Skill } from './skills.ts';
+import type { DescribedOperation } from './operation-traits.ts';
+
+/**
+ * /llms.txt in the llmstxt.org format: an H1, a one-paragraph summary in a blockquote, then
+ * sections of Markdown link lists. Every URL is built from PUBLIC_BASE_URL (spec
+ * Authentication 7), never from the request.
+ */
+export function renderLlmsTxt(operations: readonly DescribedOperation[], skills: readonly Skill[], publicBaseUrl: string): string {
+  const url = (path: string): string => `${publicBaseUrl}${path}`;
+  const reference = (file: string): string => url(`${DISCOVERY_PATHS.referenceDocs}/${file}`);
+  const lines = [
+    '# Accounting Service API',
+    '',
+    '> A multi-company bookkeeping service with a JSON REST API: companies, webhook subscriptions and signed event deliveries. ' +
+      'Authenticate with `Authorization: Bearer <API_KEY>`; company-scoped calls need a company id from `GET /api/v1/companies`.',
+    '',
+    `- Canonical API base URL: ${url('/api/v1')}`,
+    `- MCP server (Streamable HTTP, same bearer API key): ${url(DISCOVERY_PATHS.mcp)}`,
+    `- Security disclosure policy: ${url(DISCOVERY_PATHS.securityTxt)}`,
+    '',
+    '## API',
+    '',
+    `- [OpenAPI 3.1 description](${url(DISCOVERY_PATHS.openapi)}): every operation with its schemas, scope, risk, idempotency and worked examples`,
+    `- [Interactive API reference](${url(DISCOVERY_PATHS.docsPage)}): the same description rendered for people`,
+    `- [Capability records](${url(DISCOVERY_PATHS.capabilities)}): one record per operation; look one up at ${url(DISCOVERY_PATHS.capabilities)}/{capabilityId}`,
+    '',
+    '## Docs',
+    '',
+    `- [Reference index](${reference(INDEX_DOC)}): conventions (authentication, envelope, pagination, idempotency, dry runs) and every operation`,
+    ...groupsInUse(operations).map((group) => `- [${groupInfo(group).title}](${reference(groupDocFile(group))}): ${groupInfo(group).description}`),
+    `- [Errors](${reference(ERRORS_DOC)}): every error code with its recovery hint`,
+    `- [${EVENTS_TAG.title}](${reference(EVENTS_DOC)}): webhook event types, payloads and signature verification`,
+    '',
+    '## Agent skills',
+    '',
+    `- [Skills index](${url(DISCOVERY_PATHS.skillsIndex)}): Agent Skills discovery index (also at ${url(DISCOVERY_PATHS.agentSkillsIndex)})`,
+    ...skills.map((skill) => `- [${skill.name}](${url(`${DISCOVERY_PATHS.skillsDir}/${skill.name}/SKILL.md`)}): ${skill.description}`),
+    '',
+    '## Security',
+    '',
+    `- [Security disclosure policy](${url(DISCOVERY_PATHS.securityTxt)}): how to report a vulnerability (RFC 9116)`,
+  ];
+  return `${lines.join('\n')}\n`;
+}

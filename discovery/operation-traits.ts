@@ -1,0 +1,81 @@
+import type { ErrorCode } from '../domain/kernel/errors.ts';
+import { ERROR_CATALOG } from '../registry/error-catalog.ts';
+import { isPublic, isTenantScoped, isWrite, requiredScope, type Operation } from '../registry/define-operation.ts';
+import { API_PREFIX } from '../rest/app.ts';
+
+/**
+ * Facts every discovery output derives from an operation declaration, computed in one place so
+ * the OpenAPI document, the reference docs, the skills and the capability records agree.
+ */
+
+/** Media types a request body may use; JSON unless the declaration says otherwise. */
+export type RequestContentType = 'application/json' | 'multipart/form-data';
+/** Media types a success response may use; binary ones are exempt from the envelope (spec Endpoints 9). */
+export type ResponseContentType = 'application/json' | 'application/pdf' | 'text/csv';
+
+/**
+ * What discovery needs of an operation: the declaration without its handler. The two optional
+ * content-type fields are not in `defineOperation` yet (a proposed registry addition); until then
+ * every registry operation is JSON in and JSON out.
+ */
+export type DescribedOperation = Omit<Operation, 'handler'> & {
+  requestContentType?: RequestContentType;
+  responseContentType?: ResponseContentType;
+};
+
+
+/** `{companyId}`, `{id}`, … in path order. */
+export const pathParamNames = (op: Pick<DescribedOperation, 'path'>): string[] =>
+  [...op.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string);
+
+/** The full path a caller sends, e.g. `/api/v1/companies/{companyId}`. */
+export const fullPath = (op: Pick<DescribedOperation, 'path'>): string => API_PREFIX + op.path;
+
+/** Cursor lists take the shared `cursor` query parameter (domain/kernel/pagination.ts). */
+export const isPaginated = (op: DescribedOperation): boolean => Boolean(op.input.query && 'cursor' in op.input.query.shape);
+
+export const takesIdempotencyKey = (op: DescribedOperation): boolean => op.idempotencyKey !== 'none';
+
+export const requestContentType = (op: DescribedOperation): RequestContentType | null =>
+  op.input.body ? (op.requestContentType ?? 'application/json') : null;
+
+/** null for a bare 204. */
+export const responseContentType = (op: DescribedOperation): ResponseContentType | null =>
+  op.output === null ? null : (op.responseContentType ?? 'application/json');
+
+export const hasInput = (op: DescribedOperation): boolean => Boolean(op.input.params || op.input.query || op.input.body);
+
+/**
+ * The error codes an operation can answer with, derived from its traits the same way the
+ * pipeline (registry/invoke.ts, rest/) produces them, ordered by status.
+ */
+export function possibleErrors(op: DescribedOperation): ErrorCode[] {
+  const codes: ErrorCode[] = [];
+  const authenticated = !isPublic(op);
+  const jsonBody = requestContentType(op) === 'application/json';
+  // Bad params, query or body, a malformed Idempotency-Key, or `?dry_run=true` on an operation
+  // without dry runs: the pipeline refuses that on every operation, so every one can answer 400.
+  codes.push('VALIDATION_ERROR');
+  if (op.idempotencyKey === 'required') codes.push('IDEMPOTENCY_KEY_REQUIRED');
+  if (authenticated) codes.push('UNAUTHENTICATED');
+  if (requiredScope(op)) codes.push('INSUFFICIENT_SCOPE');
+  // Non-members get the same 404 as an unknown company (DESIGN.md §6); path ids can be unknown.
+  if (isTenantScoped(op) || pathParamNames(op).length > 0) codes.push('NOT_FOUND');
+  if (takesIdempotencyKey(op)) codes.push('IDEMPOTENCY_IN_PROGRESS', 'IDEMPOTENCY_KEY_REUSED');
+  if (jsonBody) codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
+  if (authenticated) codes.push('RATE_LIMITED');
+  codes.push('INTERNAL_ERROR');
+  return codes.sort((a, b) => ERROR_CATALOG[a].status - ERROR_CATALOG[b].status);
+}
+
+/** Error codes grouped by HTTP status, for one OpenAPI response per status. */
+export function errorsByStatus(op: DescribedOperation): Map<number, ErrorCode[]> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of possibleErrors(op)) {
+    const status = ERROR_CATALOG[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return byStatus;
+}
+
+export { API_PREFIX, isPublic, isTenantScoped, isWrite, requiredScope };

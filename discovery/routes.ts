@@ -1,0 +1,154 @@
+import type { Context, Hono } from 'hono';
+import type { Services } from '../domain/kernel/context.ts';
+import { DomainError } from '../domain/kernel/errors.ts';
+import { registry as defaultRegistry } from '../registry/index.ts';
+import type { Registry } from '../registry/build-registry.ts';
+import type { RouteModule } from '../rest/app.ts';
+import { envelope } from '../rest/envelope.ts';
+import { errorResponse } from '../rest/error-response.ts';
+import { securityHeaders } from '../rest/security-headers.ts';
+import type { AppEnv } from '../rest/types.ts';
+import { CapabilityIdParam, localCapabilities, lookupCapability, UPSTREAM_TIMEOUT_MS } from './capabilities.ts';
+import { describedOperations } from './discovery-operations.ts';
+import { DISCOVERY_PATHS } from './discovery-paths.ts';
+import { loadScalarBundle, renderDocsPage } from './docs-page.ts';
+import { renderLlmsTxt } from './llms-txt.ts';
+import { buildOpenApiDocument } from './openapi.ts';
+import { renderReferenceDocs } from './reference-docs.ts';
+import { renderSecurityTxt } from './security-txt.ts';
+import { buildSkills, skillsIndexV1, skillsIndexV2 } from './skills.ts';
+
+/**
+ * The discovery surface as a RouteModule: /api/v1/openapi.json, /llms.txt, security.txt, the
+ * skills indexes, /docs and the capability lookup. Everything is generated from the operation
+ * list on first use and kept for the life of the process; base URLs come from PUBLIC_BASE_URL.
+ */
+
+export interface DiscoveryOptions {
+  registry?: Registry;
+  /** Upstream capability lookups give up after this long (tests shorten it). */
+  upstreamTimeoutMs?: number;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const TEXT_TYPE = 'text/plain; charset=utf-8';
+const MARKDOWN_TYPE = 'text/markdown; charset=utf-8';
+/** Discovery files change only with a deploy; a short cache spares repeat fetches by agents. */
+const DISCOVERY_CACHE = 'public, max-age=300';
+
+const once = <T>(build: () => T): (() => T) => {
+  let value: { built: T } | undefined;
+  return () => (value ??= { built: build() }).built;
+};
+
+export function createDiscoveryRoutes(options: DiscoveryOptions = {}): RouteModule {
+  return (app: Hono<AppEnv>, services: Services) => {
+    const registry = options.registry ?? defaultRegistry;
+    const operations = describedOperations(registry);
+    const base = services.config.PUBLIC_BASE_URL;
+
+    const openApiJson = once(() => JSON.stringify(buildOpenApiDocument(operations, { publicBaseUrl: base })));
+    const skills = once(() => buildSkills(operations, base));
+    const llmsTxt = once(() => renderLlmsTxt(operations, skills(), base));
+    const skillsV1 = once(() => JSON.stringify(skillsIndexV1(skills())));
+    const skillsV2 = once(() => JSON.stringify(skillsIndexV2(skills(), base)));
+    const referenceDocs = once(() => renderReferenceDocs(operations));
+    const capabilities = once(() => localCapabilities(operations));
+    const bundle = once(loadScalarBundle);
+    const docsPage = once(() => renderDocsPage(bundle()?.path ?? `${DISCOVERY_PATHS.docsAssets}/scalar-not-installed.js`));
+
+    // Public discovery files: the API's security headers without X-Robots-Tag (spec Authentication 9).
+    const publicHeaders = securityHeaders({ robotsTag: false });
+    const send = (c: Context<AppEnv>, body: string, contentType: string): Response => {
+      c.header('Cache-Control', DISCOVERY_CACHE);
+      // Read-only public documents: browser-based agents may fetch them from any origin.
+      c.header('Access-Control-Allow-Origin', '*');
+      return c.body(body, 200, { 'Content-Type': contentType });
+    };
+    const notFound = (c: Context<AppEnv>, what: string): Response =>
+      errorResponse(c, new DomainError('NOT_FOUND', { message: `No such ${what}.` }));
+
+    app.get(DISCOVERY_PATHS.openapi, publicHeaders, (c) => send(c, openApiJson(), JSON_TYPE));
+    app.get(DISCOVERY_PATHS.llmsTxt, publicHeaders, (c) => send(c, llmsTxt(), TEXT_TYPE));
+    app.get(DISCOVERY_PATHS.securityTxt, publicHeaders, (c) => send(c, renderSecurityTxt(base, services.now()), TEXT_TYPE));
+    app.get(DISCOVERY_PATHS.skillsIndex, publicHeaders, (c) => send(c, skillsV1(), JSON_TYPE));
+    app.get(DISCOVERY_PATHS.agentSkillsIndex, publicHeaders, (c) => send(c, skillsV2(), JSON_TYPE));
+    for (const dir of [DISCOVERY_PATHS.skillsDir, DISCOVERY_PATHS.agentSkillsDir]) {
+      app.get(`${dir}/:name/:file`, publicHeaders, (c) => {
+        const content = skills().find((skill) => skill.name === c.req.param('name'))?.files.get(c.req.param('file'));
+        return content === undefined ? notFound(c, 'skill file') : send(c, content, MARKDOWN_TYPE);
+      });
+    }
+    app.get(`${DISCOVERY_PATHS.referenceDocs}/:file`, publicHeaders, (c) => {
+      const content = referenceDocs().get(c.req.param('file'));
+      return content === undefined ? notFound(c, 'reference page') : send(c, content, MARKDOWN_TYPE);
+    });
+
+    if (!bundle()) {
+      services.logger.warn(`${DISCOVERY_PATHS.docsPage} cannot render: the @scalar/api-reference browser bundle is not installed`);
+    }
+    app.get(DISCOVERY_PATHS.docsPage, publicHeaders, async (c) => {
+      const page = await docsPage();
+      c.header('Content-Security-Policy', page.contentSecurityPolicy);
+      return c.html(page.html);
+    });
+    app.get(`${DISCOVERY_PATHS.docsAssets}/:file`, publicHeaders, (c) => {
+      const asset = bundle();
+      if (!asset || c.req.path !== asset.path) return notFound(c, 'asset');
+      // Content-addressed name: the bytes behind it never change.
+      c.header('Cache-Control', 'public, max-age=31536000, immutable');
+      return c.body(new Uint8Array(asset.body), 200, { 'Content-Type': 'text/javascript; charset=utf-8' });
+    });
+
+    // Capability records: v1 API responses, so the full wrapped headers including X-Robots-Tag.
+    const apiHeaders = securityHeaders({ robotsTag: true });
+    const upstream = {
+      baseUrl: services.config.CAPABILITY_REGISTRY_URL,
+      timeoutMs: options.upstreamTimeoutMs ?? UPSTREAM_TIMEOUT_MS,
+      logger: services.logger,
+    };
+    if (!registry.byId('listCapabilities')) {
+      app.get(DISCOVERY_PATHS.capabilities, apiHeaders, (c) => {
+        refuseDryRun(c, 'listCapabilities');
+        return c.json(envelope({ capabilities: capabilities().list }, c.get('requestId')));
+      });
+    }
+    if (!registry.byId('getCapability')) {
+      app.get(`${DISCOVERY_PATHS.capabilities}/:capabilityId`, apiHeaders, async (c) => {
+        refuseDryRun(c, 'getCapability');
+        const id = c.req.param('capabilityId');
+        if (!CapabilityIdParam.safeParse(id).success) {
+          throw new DomainError('VALIDATION_ERROR', {
+            message: 'params.capabilityId: expected a capability id or an operation id.',
+            details: [{ path: 'params.capabilityId', message: 'Use a capability id (accounting.list_companies) or an operation id (listCompanies).' }],
+          });
+        }
+        const result = await lookupCapability(id, capabilities(), upstream);
+        if (!result.found) return notFound(c, 'capability');
+        return c.json(envelope(result.record, c.get('requestId')));
+      });
+    }
+
+    // Wrong methods on these paths answer 405 with Allow, as registry routes do.
+    const methodNotAllowed = (c: Context<AppEnv>): Response => {
+      c.header('Allow', 'GET');
+      return errorResponse(c, new DomainError('METHOD_NOT_ALLOWED', { message: 'Use GET on this path.' }));
+    };
+    for (const path of [DISCOVERY_PATHS.openapi, DISCOVERY_PATHS.llmsTxt, DISCOVERY_PATHS.securityTxt, DISCOVERY_PATHS.skillsIndex, DISCOVERY_PATHS.agentSkillsIndex, DISCOVERY_PATHS.docsPage, DISCOVERY_PATHS.capabilities, `${DISCOVERY_PATHS.capabilities}/:capabilityId`]) {
+      app.on(['POST', 'PUT', 'PATCH', 'DELETE'], path, publicHeaders, methodNotAllowed);
+    }
+  };
+}
+
+/** Like the registry pipeline: dry runs apply to writes only, so `?dry_run=true` is refused. */
+function refuseDryRun(c: Context<AppEnv>, operationId: string): void {
+  if (c.req.query('dry_run') === 'true') {
+    throw new DomainError('VALIDATION_ERROR', {
+      message: `${operationId} does not support dry_run.`,
+      details: [{ path: 'query.dry_run', message: 'This operation does not support dry runs.' }],
+    });
+  }
+}
+
+/** The module cli/build-app.ts mounts: the real registry. */
+export const discoveryRoutes: RouteModule = createDiscoveryRoutes();

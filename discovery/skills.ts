@@ -1,0 +1,215 @@
+import { createHash } from 'node:crypto';
+import type { ErrorCode } from '../domain/kernel/errors.ts';
+import { ERROR_CATALOG } from '../registry/error-catalog.ts';
+import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER } from '../dispatcher/sign.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../domain/kernel/pagination.ts';
+import type { Group } from '../registry/define-operation.ts';
+import { requestBodyExample } from './examples.ts';
+import { groupInfo, groupsInUse } from './groups.ts';
+import { describeType, objectProperties, resolveRef, toJsonSchema } from './json-schema.ts';
+import { DISCOVERY_PATHS } from './discovery-paths.ts';
+import {
+  fullPath,
+  isPaginated,
+  isPublic,
+  isTenantScoped,
+  possibleErrors,
+  requiredScope,
+  takesIdempotencyKey,
+  type DescribedOperation,
+} from './operation-traits.ts';
+
+/**
+ * Agent skills, one per registry group: a SKILL.md (agentskills.io format: YAML front matter with
+ * name and description, then instructions) that says how to authenticate, call each operation,
+ * paginate, retry writes safely, verify webhook signatures and recover from each error code.
+ * Published through the Agent Skills discovery indexes (v0.1.0 and v0.2.0).
+ */
+
+export interface Skill {
+  /** 1-64 lowercase letters, digits and single hyphens; also the directory name. */
+  name: string;
+  /** At most 1024 characters (Agent Skills spec); what an agent reads to decide to load it. */
+  description: string;
+  /** Path inside the skill directory → content. SKILL.md comes first. */
+  files: Map<string, string>;
+}
+
+export const SKILL_FILE = 'SKILL.md';
+const SKILL_NAME_PREFIX = 'accounting-';
+const MAX_DESCRIPTION = 1024;
+/** Groups whose skill explains how to verify a webhook delivery. */
+const SIGNATURE_GUIDE_GROUPS: ReadonlySet<Group> = new Set(['webhooks']);
+
+export const skillNameOf = (group: Group): string => `${SKILL_NAME_PREFIX}${group.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+
+export function buildSkills(operations: readonly DescribedOperation[], publicBaseUrl: string): Skill[] {
+  return groupsInUse(operations).map((group) => {
+    const ops = operations.filter((op) => op.group === group);
+    const name = skillNameOf(group);
+    const description = skillDescription(group, ops);
+    return { name, description, files: new Map([[SKILL_FILE, renderSkill(name, description, group, ops, publicBaseUrl)]]) };
+  });
+}
+
+function skillDescription(group: Group, ops: readonly DescribedOperation[]): string {
+  const info = groupInfo(group);
+  const text = `${info.title} on the Accounting Service REST API: ${ops.map((op) => op.summary.toLowerCase()).join('; ')}. ${info.description} Use when a task needs these operations.`;
+  return text.length <= MAX_DESCRIPTION ? text : `${text.slice(0, MAX_DESCRIPTION - 1)}…`;
+}
+
+function renderSkill(name: string, description: string, group: Group, ops: readonly DescribedOperation[], base: string): string {
+  const info = groupInfo(group);
+  const api = `${base}/api/v1`;
+  const sections = [
+    // JSON strings are valid YAML scalars, so the front matter needs no YAML library.
+    `---\nname: ${name}\ndescription: ${JSON.stringify(description)}\n---`,
+    `# ${info.title}: Accounting Service API`,
+    info.description,
+    [
+      '## Before you call',
+      '',
+      `- Base URL: \`${api}\`. The full description is \`${base}${DISCOVERY_PATHS.openapi}\`; the MCP server (same API key) is at \`${base}${DISCOVERY_PATHS.mcp}\`.`,
+      ops.every(isPublic)
+        ? '- These operations are public: no API key is needed (a bearer key, if sent, only attributes the call).'
+        : '- Authenticate every call with `Authorization: Bearer <API_KEY>`. A `sk_test_…` key reaches sandbox companies only, a `sk_live_…` key live ones. Each operation below names the scope the key must hold.',
+      ...(ops.some(isTenantScoped)
+        ? ['- Company ids come from `GET /api/v1/companies`; never guess an id. A company you cannot access answers 404, exactly like one that does not exist.']
+        : []),
+      '- Success bodies are `{ "data": …, "meta": { "request_id", … } }`; failures are `{ "error": { "code", "recovery_hint", … } }`. Quote `request_id` when asking for support.',
+    ].join('\n'),
+    ['## Operations', ...ops.map((op) => renderOperation(op, api))].join('\n\n'),
+  ];
+  if (ops.some(isPaginated)) sections.push(PAGINATION);
+  if (ops.some((op) => takesIdempotencyKey(op) || op.dryRun)) sections.push(SAFE_WRITES);
+  if (SIGNATURE_GUIDE_GROUPS.has(group)) sections.push(SIGNATURES);
+  sections.push(renderRecovery(ops));
+  return `${sections.join('\n\n')}\n`;
+}
+
+function renderOperation(op: DescribedOperation, api: string): string {
+  const traits = [
+    isPublic(op) ? 'public' : `scope \`${requiredScope(op) ?? 'any key'}\``,
+    `risk ${op.risk}`,
+    op.sideEffects.every((effect) => effect === 'none') ? 'read-only' : `side effects: ${op.sideEffects.join(', ')}`,
+    ...(op.idempotencyKey !== 'none' ? [`Idempotency-Key ${op.idempotencyKey}`] : []),
+    ...(op.dryRun ? ['supports `?dry_run=true`'] : []),
+  ];
+  const lines = [`### ${op.summary}`, '', `\`${op.method} ${fullPath(op)}\` (${traits.join(', ')})`, '', op.description];
+  const parameters = parameterLines(op);
+  if (parameters.length > 0) lines.push('', 'Parameters:', ...parameters);
+  const fields = bodyFieldLines(op);
+  if (fields.length > 0) lines.push('', 'Body fields:', ...fields);
+  lines.push('', '```sh', curlExample(op, api), '```');
+  return lines.join('\n');
+}
+
+function parameterLines(op: DescribedOperation): string[] {
+  const lines: string[] = [];
+  for (const [location, schema] of [['path', op.input.params], ['query', op.input.query]] as const) {
+    if (!schema) continue;
+    for (const { name, schema: property, required } of objectProperties(toJsonSchema(schema, 'input', op.id).schema)) {
+      const description = typeof property.description === 'string' ? `: ${property.description}` : '';
+      lines.push(`- \`${name}\` (${location}${location === 'path' || required ? ', required' : ''})${description}`);
+    }
+  }
+  return lines;
+}
+
+function bodyFieldLines(op: DescribedOperation): string[] {
+  if (!op.input.body) return [];
+  const converted = toJsonSchema(op.input.body, 'input', `${op.id}Body`);
+  return objectProperties(resolveRef(converted.schema, converted.defs)).map(({ name, schema, required }) => {
+    const description = typeof schema.description === 'string' ? `: ${schema.description}` : '';
+    return `- \`${name}\` (${describeType(schema)}${required ? ', required' : ''})${description}`;
+  });
+}
+
+/** A runnable request with the registry's example values; `$API_KEY` stays a variable. */
+function curlExample(op: DescribedOperation, api: string): string {
+  const params = (op.examples.params ?? {}) as Record<string, unknown>;
+  const query = (op.examples.query ?? {}) as Record<string, unknown>;
+  const path = fullPath(op).replace(/^\/api\/v1/, '').replace(/\{(\w+)\}/g, (_match, name: string) => encodeURIComponent(String(params[name] ?? `<${name}>`)));
+  const search = new URLSearchParams(Object.entries(query).map(([key, value]) => [key, String(value)])).toString();
+  const parts = [`curl -s -X ${op.method} "${api}${path}${search ? `?${search}` : ''}"`];
+  if (!isPublic(op)) parts.push('-H "Authorization: Bearer $API_KEY"');
+  if (op.idempotencyKey !== 'none') parts.push('-H "Idempotency-Key: $(uuidgen)"');
+  const body = requestBodyExample(op);
+  if (body !== undefined) parts.push('-H "Content-Type: application/json"', `-d '${JSON.stringify(body).replace(/'/g, "'\\''")}'`);
+  return parts.join(' \\\n  ');
+}
+
+const PAGINATION = [
+  '## Paginate',
+  '',
+  `Cursor lists return at most \`limit\` items (default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}). While \`meta.pagination.has_more\` is true, request the next page with \`?cursor=<meta.pagination.next_cursor>\` and the same other parameters. Cursors are opaque: never build or edit one. A stale or malformed cursor restarts at the first page instead of failing, so stop when \`has_more\` is false rather than counting pages.`,
+].join('\n');
+
+const SAFE_WRITES = [
+  '## Retry writes safely',
+  '',
+  '- Send an `Idempotency-Key` header (a fresh UUID per logical request) on writes that take one. If the answer is lost, retry with the same key and body: the stored result is replayed with `Idempotent-Replayed: true` instead of writing twice.',
+  '- Reusing a key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a retry while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS` (wait, then retry with the same key).',
+  '- Operations that support it accept `?dry_run=true`: every check runs and the would-be result comes back with `meta.dry_run: true`, but nothing is written. Use it to validate before a risky write.',
+].join('\n');
+
+const SIGNATURES = [
+  '## Verify webhook signatures',
+  '',
+  `Each delivery is an HTTP POST of a JSON event with the header \`${SIGNATURE_HEADER}: t=<unix seconds>,v1=<hex>\`. To verify it:`,
+  '',
+  '1. Read the raw request body as bytes, before any JSON parsing.',
+  '2. Compute HMAC-SHA256 over `<t>.<raw body>` with the webhook secret (its UTF-8 bytes) as the key; hex-encode it.',
+  '3. Compare it with each `v1` value in constant time; accept only a match.',
+  `4. Reject a \`t\` more than ${DEFAULT_TOLERANCE_SECONDS} seconds away from your clock (replays).`,
+  '5. Answer 2xx quickly; the event `id` stays the same across retries, so use it to drop duplicates. Answering 410 disables the webhook.',
+  '',
+  'In Node.js, `verifySignature(header, rawBody, secret)` from this service\'s dispatcher/sign.ts does all of this and never throws:',
+  '',
+  '```ts',
+  'const result = verifySignature(request.headers[\'x-service-signature\'], rawBody, process.env.WEBHOOK_SECRET);',
+  'if (!result.ok) return respond(400); // result.reason says why',
+  '```',
+  '',
+  'The secret is returned only once, by the create call; store it then. Deliveries are retried with backoff for about 72 hours.',
+].join('\n');
+
+function renderRecovery(ops: readonly DescribedOperation[]): string {
+  const codes = [...new Set(ops.flatMap(possibleErrors))].sort((a, b) => ERROR_CATALOG[a].status - ERROR_CATALOG[b].status) as ErrorCode[];
+  return [
+    '## When a call fails',
+    '',
+    'Read `error.code` and follow its `recovery_hint`:',
+    '',
+    '| Code | Status | What to do |',
+    '|---|---|---|',
+    ...codes.map((code) => `| \`${code}\` | ${ERROR_CATALOG[code].status} | ${ERROR_CATALOG[code].recoveryHint.replace(/\|/g, '\\|')} |`),
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Discovery indexes.
+// ---------------------------------------------------------------------------------------------
+
+export const AGENT_SKILLS_SCHEMA = 'https://schemas.agentskills.io/discovery/0.2.0/schema.json';
+
+export const sha256Digest = (content: string): string => `sha256:${createHash('sha256').update(content, 'utf8').digest('hex')}`;
+
+/** v0.1.0: names, descriptions and the files served under /.well-known/skills/<name>/. */
+export function skillsIndexV1(skills: readonly Skill[]): { skills: { name: string; description: string; files: string[] }[] } {
+  return { skills: skills.map((skill) => ({ name: skill.name, description: skill.description, files: [...skill.files.keys()] })) };
+}
+
+/** v0.2.0: one entry per SKILL.md with its absolute URL and the digest of the bytes served there. */
+export function skillsIndexV2(skills: readonly Skill[], publicBaseUrl: string) {
+  return {
+    $schema: AGENT_SKILLS_SCHEMA,
+    skills: skills.map((skill) => ({
+      name: skill.name,
+      type: 'skill-md' as const,
+      description: skill.description,
+      url: `${publicBaseUrl}${DISCOVERY_PATHS.agentSkillsDir}/${skill.name}/${SKILL_FILE}`,
+      digest: sha256Digest(skill.files.get(SKILL_FILE) ?? ''),
+    })),
+  };
+}

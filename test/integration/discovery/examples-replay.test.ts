@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
+import { makeTenant, type Tenant } from '../../helpers/factories.ts';
+import { call } from '../../helpers/http.ts';
+import { dereference, discoveryApp, responseValidator, type Dereferenced } from '../../helpers/discovery.ts';
+import { registry } from '../../../registry/index.ts';
+import { isPublic } from '../../../registry/define-operation.ts';
+import { describedOperations } from '../../../discovery/discovery-operations.ts';
+import { fullPath, type DescribedOperation } from '../../../discovery/operation-traits.ts';
+
+/**
+ * Every worked example in /api/v1/openapi.json is replayed against the real app, and each live
+ * answer is validated against the schema the document gives for it (ajv, draft 2020-12). So a
+ * documented shape that the API does not really send fails here.
+ */
+
+const operations = describedOperations(registry);
+
+describe('registry examples', () => {
+  it.each(operations.map((op) => [op.id, op] as const))('%s: every example parses with its own schema', (_id, op) => {
+    const parts: [string, z.ZodType | null | undefined, unknown][] = [
+      ['params', op.input.params, op.examples.params],
+      ['query', op.input.query, op.examples.query],
+      ['body', op.input.body, op.examples.body],
+      ['response', op.output, op.examples.response],
+    ];
+    for (const [part, schema, example] of parts) {
+      if (example === undefined) continue;
+      expect(schema, `${part} example without a schema`).toBeTruthy();
+      const result = schema!.safeParse(example);
+      expect(result.success, `${part}: ${result.error?.message}`).toBe(true);
+    }
+    if (op.input.body) expect(op.examples.body, 'a JSON body needs an example').toBeDefined();
+    if (op.output) expect(op.examples.response, 'a JSON response needs an example').toBeDefined();
+  });
+});
+
+/**
+ * State the replay cannot reach through the API alone, keyed by operation id. A new operation
+ * that needs one fails the replay with its error, pointing here.
+ */
+type Fixture = (t: TestServices, params: Record<string, string>) => Promise<void>;
+const FIXTURES: Record<string, Fixture> = {
+  // Only the dispatcher makes a delivery terminal; a retry is refused for live ones.
+  retryWebhookDelivery: async (t, params) => {
+    await t.services.database.prisma.webhookDelivery.update({
+      where: { id: params.id! },
+      data: { status: 'delivered', attempts: 1, responseStatus: 200 },
+    });
+  },
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Reads before creates before updates before deletes, so nothing is gone or changed too early. */
+const phase = (op: DescribedOperation): number =>
+  op.sideEffects.includes('delete') ? 2 : op.sideEffects.includes('update') ? 1 : 0;
+
+describe.each(DB_TARGETS)('documented examples replayed against the app (%s)', (target) => {
+  let t: TestServices;
+  let app: ReturnType<typeof discoveryApp>;
+  let tenant: Tenant;
+  let documented: Dereferenced;
+  let validate: ReturnType<typeof responseValidator>;
+  /** Example id → the real id it stands for, learned from live answers. */
+  const realIds = new Map<string, string>();
+
+  beforeAll(async () => {
+    t = await createTestServices(target);
+    app = discoveryApp(t.services);
+    tenant = await makeTenant(t.services.database.prisma);
+    const served = await call(app, 'GET', '/api/v1/openapi.json');
+    expect(served.status).toBe(200);
+    documented = await dereference(served.body);
+    validate = responseValidator(documented);
+    for (const op of operations) {
+      const companyId = (op.examples.params as Record<string, string> | undefined)?.companyId;
+      if (companyId) realIds.set(companyId, tenant.companyId);
+    }
+  });
+  afterAll(async () => t?.close());
+
+  /** Pairs ids in an example answer with the live answer's, wherever both have a uuid. */
+  function learnIds(example: unknown, live: unknown): void {
+    if (typeof example === 'string' && typeof live === 'string') {
+      if (UUID.test(example) && UUID.test(live) && !realIds.has(example)) realIds.set(example, live);
+    } else if (Array.isArray(example) && Array.isArray(live)) {
+      example.forEach((item, i) => learnIds(item, live[i]));
+    } else if (example && live && typeof example === 'object' && typeof live === 'object') {
+      for (const [key, value] of Object.entries(example)) learnIds(value, (live as Record<string, unknown>)[key]);
+    }
+  }
+
+  /** The example's path params with real ids; null while an id is not known yet. */
+  function realParams(op: DescribedOperation): Record<string, string> | null {
+    const params: Record<string, string> = {};
+    for (const [name, value] of Object.entries((op.examples.params ?? {}) as Record<string, unknown>)) {
+      const text = String(value);
+      const real = realIds.get(text);
+      if (UUID.test(text) && !real) return null;
+      params[name] = real ?? text;
+    }
+    return params;
+  }
+
+  it('answers every documented request with the documented status and a body matching the documented schema', async () => {
+    const pending = [...operations];
+    const replayed: string[] = [];
+    while (pending.length > 0) {
+      const ready = pending.filter((op) => realParams(op) !== null).sort((a, b) => phase(a) - phase(b));
+      const op = ready[0];
+      if (!op) throw new Error(`no real ids for the examples of ${pending.map((o) => o.id).join(', ')}`);
+      pending.splice(pending.indexOf(op), 1);
+
+      const params = realParams(op)!;
+      await FIXTURES[op.id]?.(t, params);
+      const path = fullPath(op).replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(params[name] ?? ''));
+      const query = new URLSearchParams(Object.entries((op.examples.query ?? {}) as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
+      const response = await call(app, op.method, `${path}${query.size > 0 ? `?${query}` : ''}`, {
+        ...(isPublic(op) ? {} : { key: tenant.key }),
+        ...(op.examples.body !== undefined && { body: op.examples.body }),
+        headers: op.idempotencyKey === 'none' ? {} : { 'idempotency-key': randomUUID() },
+      });
+
+      expect(response.status, `${op.id}: ${response.text}`).toBe(op.status);
+      expect(response.headers.get('x-request-id'), op.id).toMatch(/^req_/);
+      if (op.output === null) {
+        expect(response.text, op.id).toBe('');
+      } else {
+        const result = validate(op.path, op.method, op.status, response.body);
+        expect(result.documented, `${op.id}: no documented schema for ${op.status}`).toBe(true);
+        expect(result.errors, `${op.id}: live answer breaks the documented schema`).toBeNull();
+        learnIds(op.output.parse(op.examples.response), response.body.data);
+      }
+      replayed.push(op.id);
+    }
+    expect(replayed.sort()).toEqual(operations.map((op) => op.id).sort());
+    // The validator is live: a body that breaks the documented schema is caught.
+    expect(validate('/health', 'GET', 200, { data: { status: 'broken' }, meta: {} }).errors).not.toBeNull();
+  });
+
+  it('answers documented errors with bodies matching the documented Error schema', async () => {
+    const unknownId = '00000000-0000-4000-8000-000000000000';
+    for (const op of operations) {
+      const withUnknownIds = fullPath(op).replace(/\{(\w+)\}/g, (_m, name: string) => (name === 'capabilityId' ? 'accounting.no_such_thing' : unknownId));
+      const checks: { key?: string; status: number }[] = [];
+      if (!isPublic(op)) checks.push({ status: 401 });
+      if (op.path.includes('{')) checks.push({ key: tenant.key, status: 404 });
+      for (const check of checks) {
+        const response = await call(app, op.method, withUnknownIds, {
+          ...(check.key && { key: check.key }),
+          ...(op.examples.body !== undefined && { body: op.examples.body }),
+          headers: op.idempotencyKey === 'none' ? {} : { 'idempotency-key': randomUUID() },
+        });
+        expect(response.status, `${op.id}: ${response.text}`).toBe(check.status);
+        const result = validate(op.path, op.method, check.status, response.body);
+        expect(result.documented, `${op.id}: ${check.status} is not documented`).toBe(true);
+        expect(result.errors, op.id).toBeNull();
+      }
+    }
+  });
+});

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { registry } from '../../../registry/index.ts';
+import type { Operation } from '../../../registry/define-operation.ts';
+import { CapabilityRecord, capabilityIdOf, capabilityRecord, localCapabilities } from '../../../discovery/capabilities.ts';
+import { getCapability, listCapabilities } from '../../../discovery/discovery-operations.ts';
+import { describedOperations } from '../../../discovery/discovery-operations.ts';
+
+const operations = describedOperations(registry);
+const base = registry.byId('updateCompany')!;
+const variant = (overrides: Partial<Operation>) => capabilityRecord({ ...base, ...overrides });
+
+describe('capability records', () => {
+  it('derive both id forms mechanically', () => {
+    expect(capabilityIdOf('createWebhook')).toBe('accounting.create_webhook');
+    expect(capabilityIdOf('listWebhookDeliveries')).toBe('accounting.list_webhook_deliveries');
+    expect(capabilityIdOf('getHealth')).toBe('accounting.get_health');
+  });
+
+  it('map an operation\'s traits onto the record fields', () => {
+    expect(capabilityRecord(base)).toEqual({
+      capabilityId: 'accounting.update_company',
+      source: 'local_mirror',
+      ownerProduct: 'accounting',
+      riskLevel: 'L1',
+      riskClassification: 'contract_declared',
+      domain: 'general',
+      surfaces: ['api', 'cli', 'mcp'],
+      operationId: 'updateCompany',
+      tenantScoped: true,
+      idempotent: true,
+      sideEffects: ['update'],
+      rollbackSupport: 'unknown',
+      requiresPolicy: false,
+      requiresAudit: true,
+      docsPath: '/capabilities/accounting.update_company',
+      apiEndpointRefs: ['PATCH /api/v1/companies/{companyId}'],
+      cliCommandRefs: [],
+      mcpToolRefs: [],
+    });
+  });
+
+  it('map risk L0/L1 to L1 and L2/L3 to L3, with policy from L2 up', () => {
+    expect(['L0', 'L1', 'L2', 'L3'].map((risk) => variant({ risk: risk as Operation['risk'] })).map((r) => [r.riskLevel, r.requiresPolicy])).toEqual([
+      ['L1', false],
+      ['L1', false],
+      ['L3', true],
+      ['L3', true],
+    ]);
+  });
+
+  it('map delete to update, irreversible to no rollback, reads to no audit, and always list api', () => {
+    const deleting = variant({ method: 'DELETE', sideEffects: ['delete', 'update', 'emits_event'], reversible: false, surfaces: ['mcp'] });
+    expect(deleting.sideEffects).toEqual(['update', 'emits_event']);
+    expect(deleting.rollbackSupport).toBe('none');
+    expect(deleting.surfaces).toEqual(['api', 'mcp']);
+    const reading = variant({ method: 'GET', sideEffects: ['none'], path: '/companies' });
+    expect(reading.requiresAudit).toBe(false);
+    expect(reading.tenantScoped).toBe(false);
+  });
+
+  it('put platform, webhooks and discovery under developer_platform, companies under general', () => {
+    const domains = Object.fromEntries(operations.map((op) => [op.group, capabilityRecord(op).domain]));
+    expect(domains).toMatchObject({ platform: 'developer_platform', companies: 'general', discovery: 'developer_platform' });
+    if (domains.webhooks) expect(domains.webhooks).toBe('developer_platform');
+  });
+
+  it('exist for every operation, valid, and resolvable by either id', () => {
+    const local = localCapabilities(operations);
+    expect(local.list.map((record) => record.operationId)).toEqual(operations.map((op) => op.id));
+    for (const op of operations) {
+      const record = local.find(op.id);
+      expect(CapabilityRecord.parse(record)).toEqual(record);
+      expect(local.find(capabilityIdOf(op.id))).toBe(record);
+    }
+    expect(local.find('accounting.nothing')).toBeUndefined();
+  });
+
+  it('the documented examples are real derived records', () => {
+    const record = capabilityRecord(registry.byId('listCompanies')!);
+    expect(getCapability.examples.response).toEqual(record);
+    expect(listCapabilities.examples.response).toEqual({ capabilities: [record] });
+  });
+});

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { registry } from '../../../registry/index.ts';
+import { isPublic, isTenantScoped, isWrite, requiredScope } from '../../../registry/define-operation.ts';
+import { ERROR_CATALOG, ErrorBody } from '../../../registry/error-catalog.ts';
+import { EVENT_TYPES, EventEnvelope } from '../../../domain/kernel/events.ts';
+import { API_VERSION } from '../../../domain/kernel/version.ts';
+import { buildOpenApiDocument } from '../../../discovery/openapi.ts';
+import { describedOperations } from '../../../discovery/discovery-operations.ts';
+import { possibleErrors, type DescribedOperation } from '../../../discovery/operation-traits.ts';
+import { toJsonSchema } from '../../../discovery/json-schema.ts';
+
+const BASE = 'https://api.example.test';
+const operations = describedOperations(registry);
+const document = buildOpenApiDocument(operations, { publicBaseUrl: BASE });
+// The document is plain JSON (typed loosely on purpose); `any` here and below keeps the lookups short.
+const operationOf = (op: DescribedOperation): any => document.paths[op.path]?.[op.method.toLowerCase()];
+
+describe('OpenAPI document', () => {
+  it('is OpenAPI 3.1 with the canonical server from PUBLIC_BASE_URL', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.servers).toEqual([expect.objectContaining({ url: `${BASE}/api/v1` })]);
+    expect((document.info as { version: string }).version).toBe(API_VERSION);
+  });
+
+  it('documents every registry operation and nothing else', () => {
+    const documented = Object.values(document.paths).flatMap((item) => Object.values(item).map((op) => op.operationId));
+    expect(documented.sort()).toEqual(operations.map((op) => op.id).sort());
+    expect(registry.operations.every((op) => operationOf(op))).toBe(true);
+  });
+
+  it.each(operations.map((op) => [op.id, op] as const))('%s: id, tag, security, extensions', (_id, op) => {
+    const operation = operationOf(op);
+    expect(operation.operationId).toBe(op.id);
+    expect(operation.tags).toEqual([op.group]);
+    expect(operation.summary).toBe(op.summary);
+    expect(operation.security).toEqual(isPublic(op) ? [] : [{ bearerAuth: [requiredScope(op)] }]);
+    expect(operation['x-action-risk']).toBe(op.risk);
+    expect(operation['x-idempotent']).toBe(op.idempotent);
+    expect(operation['x-reversible']).toBe(op.reversible);
+    expect(operation['x-dry-run-supported']).toBe(op.dryRun);
+    expect(operation['x-openai-isConsequential']).toBe(isWrite(op));
+  });
+
+  it.each(operations.map((op) => [op.id, op] as const))('%s: parameters', (_id, op) => {
+    const parameters: any[] = operationOf(op).parameters;
+    const named = (location: string) => parameters.filter((p) => p.in === location).map((p) => p.name);
+    expect(named('path')).toEqual([...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]));
+    expect(named('query').filter((name) => name !== 'dry_run')).toEqual(Object.keys(op.input.query?.shape ?? {}));
+    expect(named('query').includes('dry_run')).toBe(op.dryRun);
+    const key = parameters.find((p) => p.name === 'Idempotency-Key');
+    if (op.idempotencyKey === 'none') expect(key).toBeUndefined();
+    else expect(key).toMatchObject({ in: 'header', required: op.idempotencyKey === 'required' });
+    for (const parameter of parameters.filter((p) => p.in === 'path')) expect(parameter.required).toBe(true);
+  });
+
+  it.each(operations.map((op) => [op.id, op] as const))('%s: request body and success response with worked examples', (_id, op) => {
+    const operation = operationOf(op);
+    if (op.input.body) {
+      expect(operation.requestBody.content['application/json'].example).toEqual(op.examples.body);
+    } else {
+      expect(operation.requestBody).toBeUndefined();
+    }
+    const success = operation.responses[String(op.status)];
+    if (op.output === null) {
+      expect(success.content).toBeUndefined();
+      return;
+    }
+    const media = success.content['application/json'];
+    expect(media.schema.required).toEqual(['data', 'meta']);
+    expect(media.schema.properties.meta).toEqual({ $ref: '#/components/schemas/ResponseMeta' });
+    expect(media.example.data).toEqual(op.output.parse(op.examples.response));
+    expect(media.example.meta).toMatchObject({ request_id: expect.stringMatching(/^req_/), api_version: API_VERSION });
+    expect('audit' in media.example.meta).toBe(isWrite(op));
+  });
+
+  it.each(operations.map((op) => [op.id, op] as const))('%s: the error responses its traits allow', (_id, op) => {
+    const responses = operationOf(op).responses;
+    const statuses = Object.keys(responses).filter((status) => status !== String(op.status));
+    expect(statuses.includes('401')).toBe(!isPublic(op));
+    expect(statuses.includes('429')).toBe(!isPublic(op));
+    expect(statuses.includes('403')).toBe(requiredScope(op) !== null);
+    expect(statuses.includes('404')).toBe(isTenantScoped(op) || op.path.includes('{'));
+    expect(statuses.includes('409')).toBe(op.idempotencyKey !== 'none');
+    expect(statuses.includes('422')).toBe(op.idempotencyKey !== 'none');
+    expect(statuses).toContain('400');
+    expect(statuses).toContain('500');
+    for (const status of statuses) {
+      const media = responses[status].content['application/json'];
+      expect(media.schema).toEqual({ $ref: '#/components/schemas/Error' });
+      for (const code of Object.keys(media.examples)) expect(ERROR_CATALOG[code as keyof typeof ERROR_CATALOG].status).toBe(Number(status));
+    }
+    expect(possibleErrors(op).every((code) => String(ERROR_CATALOG[code].status) in responses)).toBe(true);
+  });
+
+  it('shares one Error schema made from the error catalogue\'s ErrorBody', () => {
+    const components = document.components as { schemas: Record<string, unknown>; examples: Record<string, { value: unknown }> };
+    expect(components.schemas.Error).toEqual(toJsonSchema(ErrorBody, 'output', 'Error').schema);
+    for (const example of Object.values(components.examples)) expect(ErrorBody.safeParse(example.value).success).toBe(true);
+  });
+
+  it('lists every event type under webhooks with its envelope payload schema and a valid example', () => {
+    const webhooks = document.webhooks as Record<string, any>;
+    expect(Object.keys(webhooks)).toEqual([...EVENT_TYPES]);
+    for (const type of EVENT_TYPES) {
+      const media = webhooks[type].post.requestBody.content['application/json'];
+      expect(media.schema.properties.type).toEqual({ type: 'string', const: type });
+      expect(media.schema.required).toEqual(expect.arrayContaining(['id', 'type', 'api_version', 'created_at', 'company_id', 'data']));
+      expect(EventEnvelope.parse(media.example).type).toBe(type);
+      expect(webhooks[type].post.parameters[0].name).toBe('X-Service-Signature');
+    }
+  });
+});
+
+describe('OpenAPI generator on shapes the registry does not use yet', () => {
+  const base = registry.byId('updateCompany')!;
+  const { handler: _handler, ...described } = base;
+  const synthetic: DescribedOperation[] = [
+    { ...described, id: 'deleteThing', method: 'DELETE', path: '/things/{id}', input: { params: z.object({ id: z.uuid() }) }, output: null, status: 204, sideEffects: ['delete'], examples: { params: { id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10' } } },
+    { ...described, id: 'downloadThing', method: 'GET', path: '/things/{id}/pdf', input: { params: z.object({ id: z.uuid() }) }, output: z.string(), responseContentType: 'application/pdf', status: 200, sideEffects: ['none'], dryRun: false, idempotencyKey: 'none', examples: {} },
+    { ...described, id: 'uploadThing', method: 'POST', path: '/things', input: { body: z.object({ file: z.file(), note: z.string() }) }, requestContentType: 'multipart/form-data', output: z.object({ id: z.uuid() }), status: 201, sideEffects: ['create'], examples: { response: { id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10' } } },
+  ];
+  // Plain JSON; `any` keeps the lookups short.
+  const doc: any = buildOpenApiDocument(synthetic, { publicBaseUrl: BASE });
+
+  it('a 204 has no content', () => {
+    expect(doc.paths['/things/{id}'].delete.responses['204']).toEqual({ description: 'No content.', headers: expect.any(Object) });
+  });
+
+  it('a binary download is outside the envelope and has no example', () => {
+    const success = doc.paths['/things/{id}/pdf'].get.responses['200'];
+    expect(Object.keys(success.content)).toEqual(['application/pdf']);
+    expect(success.content['application/pdf']).toEqual({ schema: { type: 'string', contentMediaType: 'application/pdf' } });
+  });
+
+  it('a multipart body has its schema but no example, and no JSON-only errors', () => {
+    const operation = doc.paths['/things'].post;
+    expect(Object.keys(operation.requestBody.content)).toEqual(['multipart/form-data']);
+    expect(operation.requestBody.content['multipart/form-data'].example).toBeUndefined();
+    expect(operation.requestBody.content['multipart/form-data'].schema.properties.file).toMatchObject({ type: 'string', format: 'binary' });
+    expect(operation.responses['415']).toBeUndefined();
+    expect(operation.responses['201'].content['application/json'].example.data).toEqual({ id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10' });
+  });
+});
