@@ -12,3 +12,16 @@ export function configFromEnvironment(): Config {
     throw error;
   }
 }
+
+/** Runs a start-up step; a configuration problem it finds stops the process with one line too. */
+export async function startupStep<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}

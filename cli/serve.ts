@@ -1,12 +1,14 @@
 import { createServices } from '../domain/bootstrap.ts';
 import { seedDemo } from '../domain/users/seed.ts';
 import { listen } from '../rest/server.ts';
-import { configFromEnvironment } from './load-config.ts';
+import { configFromEnvironment, startupStep } from './load-config.ts';
 import { buildApp } from './build-app.ts';
 import { startWorker } from '../dispatcher/worker.ts';
 
 const config = configFromEnvironment();
-const services = await createServices(config);
+const services = await startupStep(() => createServices(config));
+// Built before seeding, so a setting the app refuses stops start-up before any key is printed.
+const app = await startupStep(async () => buildApp(services));
 
 if (config.embedded || config.SEED_DEMO) {
   const demo = await seedDemo(services.database.prisma);
@@ -25,7 +27,6 @@ if (config.embedded || config.SEED_DEMO) {
   }
 }
 
-const app = buildApp(services);
 const { server, port } = await listen(app, config.PORT, config.HOST);
 services.logger.info({ port, host: config.HOST, database: services.database.kind }, 'listening');
 

@@ -1,5 +1,5 @@
 import type pino from 'pino';
-import type { Config } from './kernel/config.ts';
+import { ConfigError, type Config } from './kernel/config.ts';
 import type { Services } from './kernel/context.ts';
 import { SecretBox } from './kernel/crypto.ts';
 import { createLogger } from './kernel/logger.ts';
@@ -29,7 +29,12 @@ export async function createServices(config: Config, options: BootstrapOptions =
   });
   if (database.pglite && options.migrate !== false) await migratePglite(database.pglite);
   const secretBox = config.ENCRYPTION_KEY ? SecretBox.fromSetting(config.ENCRYPTION_KEY) : SecretBox.fromDataDir(config.DATA_DIR);
-  const allowedPrivateCidrs = parseCidrList(config.WEBHOOK_ALLOWED_PRIVATE_CIDRS ?? '');
+  let allowedPrivateCidrs: string[];
+  try {
+    allowedPrivateCidrs = parseCidrList(config.WEBHOOK_ALLOWED_PRIVATE_CIDRS ?? '');
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: WEBHOOK_ALLOWED_PRIVATE_CIDRS: ${(error as Error).message}`);
+  }
   if (allowedPrivateCidrs.length > 0) {
     // Loud on purpose: this setting lets webhooks reach private networks.
     logger.warn({ cidrs: allowedPrivateCidrs }, 'WEBHOOK_ALLOWED_PRIVATE_CIDRS is set: webhooks may target these private ranges');

@@ -182,16 +182,19 @@ async function run(
 }
 
 function finish(op: Operation, handled: { data: unknown; pagination?: PaginationMeta }, meta: InvocationMeta): InvocationResult {
+  let data: unknown = null;
   if (op.output) {
     // A response that breaks its own documented schema is our bug: fail loudly, never send it.
+    // Sending the parsed value also drops any field the schema does not document.
     const checked = op.output.safeParse(handled.data);
     if (!checked.success) {
       throw new Error(`${op.id} produced output that does not match its schema: ${checked.error.message}`);
     }
+    data = checked.data;
   }
   return {
     status: op.status,
-    data: op.output ? handled.data : null,
+    data,
     meta: { ...(handled.pagination && { pagination: handled.pagination }), ...meta },
     replayed: false,
   };

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { DomainError } from '../domain/kernel/errors.ts';
 import type { Services } from '../domain/kernel/context.ts';
-import { formatTruncated, truncateAddress } from './client-address.ts';
+import { formatTruncated, truncateAddress } from '../domain/kernel/client-address.ts';
 import type { AppEnv } from './types.ts';
 
 export type DenialReason = 'missing_token' | 'invalid_token' | 'insufficient_scope' | 'membership' | 'validation';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatTruncated, truncateAddress } from '../../rest/client-address.ts';
-import type { TruncatedAddress } from '../../rest/client-address.ts';
+import { formatTruncated, truncateAddress } from '../../domain/kernel/client-address.ts';
+import type { TruncatedAddress } from '../../domain/kernel/client-address.ts';
 
 const U = 'unparseable';
 
