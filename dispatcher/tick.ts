@@ -19,22 +19,38 @@ export interface TickSummary extends BatchSummary {
 /** What a delivery is when it cannot or must not be sent (no request is made). */
 const WEBHOOK_DISABLED = 'webhook_disabled';
 
-/**
- * One claimed batch end to end: claim → send every row concurrently → one statement recording
- * all outcomes and attempts → one statement for any webhooks to disable. At most three SQL
- * statements per batch, whatever its size (DESIGN.md §12 "batching").
- */
-export async function processBatch(services: Services, sender: Sender, batchSize: number): Promise<BatchSummary> {
-  const db = services.database.prisma;
-  const claimed = await claimDeliveries(db, batchSize, services.now());
-  if (claimed.length === 0) return { picked: 0, delivered: 0, failed: 0, dead: 0 };
+/** A claimed batch whose requests have all finished, waiting to be recorded. */
+export interface SentBatch {
+  attempts: { row: ClaimedDelivery; sent: Sent }[];
+}
 
-  // Concurrent: a sequential batch against 10 s timeouts would outlive the stuck threshold.
-  const attempts = await Promise.all(claimed.map((row) => attempt(services, sender, row)));
+const EMPTY: BatchSummary = { picked: 0, delivered: 0, failed: 0, dead: 0 };
+
+/**
+ * Claims one batch and sends every row concurrently: a sequential batch against 10 s timeouts
+ * would outlive the stuck threshold. Null when nothing was due.
+ */
+export async function claimAndSend(services: Services, sender: Sender, batchSize: number): Promise<SentBatch | null> {
+  const claimed = await claimDeliveries(services.database.prisma, batchSize, services.now());
+  if (claimed.length === 0) return null;
+  const secrets = new Map<string, string>(); // one decryption per webhook, not per delivery
+  const secretOf = (sealed: string): string => {
+    let secret = secrets.get(sealed);
+    if (secret === undefined) secrets.set(sealed, (secret = services.secretBox.decrypt(sealed)));
+    return secret;
+  };
+  return { attempts: await Promise.all(claimed.map((row) => attempt(services, sender, row, secretOf))) };
+}
+
+/**
+ * Records a sent batch: one statement for every outcome and its attempt row, one more only when
+ * webhooks must be disabled (410, unsafe URL).
+ */
+export async function recordBatch(services: Services, batch: SentBatch): Promise<BatchSummary> {
   const records: AttemptRecord[] = [];
   const disables = new Map<string, WebhookDisable>();
-  const summary: BatchSummary = { picked: claimed.length, delivered: 0, failed: 0, dead: 0 };
-  for (const { row, sent } of attempts) {
+  const summary: BatchSummary = { ...EMPTY, picked: batch.attempts.length };
+  for (const { row, sent } of batch.attempts) {
     const outcome = sent.forcedDead
       ? ({ status: 'dead', reason: sent.forcedDead, disableWebhook: null } as const)
       : decideOutcome(sent.result, row.attempts + 1, sent.finishedAt);
@@ -63,9 +79,19 @@ export async function processBatch(services: Services, sender: Sender, batchSize
       });
     }
   }
+  const db = services.database.prisma;
   await recordOutcomes(db, records);
   if (disables.size > 0) await disableWebhooks(db, [...disables.values()], services.now());
   return summary;
+}
+
+/**
+ * One claimed batch end to end: claim → send concurrently → record. At most three SQL
+ * statements per batch, whatever its size (DESIGN.md §12 "batching").
+ */
+export async function processBatch(services: Services, sender: Sender, batchSize: number): Promise<BatchSummary> {
+  const sent = await claimAndSend(services, sender, batchSize);
+  return sent ? recordBatch(services, sent) : { ...EMPTY };
 }
 
 interface Sent extends SendResult {
@@ -73,7 +99,12 @@ interface Sent extends SendResult {
   forcedDead?: string;
 }
 
-async function attempt(services: Services, sender: Sender, row: ClaimedDelivery): Promise<{ row: ClaimedDelivery; sent: Sent }> {
+async function attempt(
+  services: Services,
+  sender: Sender,
+  row: ClaimedDelivery,
+  secretOf: (sealed: string) => string,
+): Promise<{ row: ClaimedDelivery; sent: Sent }> {
   const now = services.now();
   const unsent = (result: AttemptResult, forcedDead: string): Sent => ({
     result,
@@ -95,7 +126,7 @@ async function attempt(services: Services, sender: Sender, row: ClaimedDelivery)
     eventId: row.event_id ?? (row.payload as { id?: string }).id ?? null,
     eventType: row.event_type,
     url: row.webhook_url,
-    secret: services.secretBox.decrypt(row.secret_encrypted),
+    secret: secretOf(row.secret_encrypted),
     body: JSON.stringify(row.payload),
   });
   return { row, sent };
