@@ -7,7 +7,7 @@ import { decodeCursor, encodeCursor, keysetTimestampSql, type PaginationMeta, ty
 import { assertCompanyAccess } from '../companies/access.ts';
 import { DELIVERY_CHANNEL } from '../events/emit.ts';
 import { toDelivery } from './mappers.ts';
-import { TERMINAL_STATUSES, type Delivery } from './schemas.ts';
+import { TERMINAL_STATUSES, type Delivery, type DeliveryAttempt } from './schemas.ts';
 import { findWebhook, requirePayrollScopeFor } from './subscriptions.ts';
 import { assertSafeWebhookUrl } from './url-check.ts';
 
@@ -56,7 +56,7 @@ export async function listDeliveries(
   ctx: OperationContext,
   companyId: string,
   webhookId: string,
-  query: PaginationQuery,
+  query: PaginationQuery & { include?: 'attempts' | undefined },
 ): Promise<{ deliveries: Delivery[]; pagination: PaginationMeta }> {
   requireScope(ctx, 'webhooks:manage');
   const webhook = await findWebhook(ctx, companyId, webhookId);
@@ -78,15 +78,42 @@ export async function listDeliveries(
   const page = keys.slice(0, query.limit);
   const rows = await ctx.db.webhookDelivery.findMany({ where: { id: { in: page.map((k) => k.id) } } });
   const byId = new Map(rows.map((row) => [row.id, row]));
+  const history = query.include === 'attempts' ? await attemptHistory(ctx, page.map((k) => k.id)) : null;
   const last = page.at(-1);
   const hasMore = keys.length > query.limit && last !== undefined;
   return {
-    deliveries: page.map((k) => toDelivery(byId.get(k.id)!)),
+    deliveries: page.map((k) => ({
+      ...toDelivery(byId.get(k.id)!),
+      ...(history && { attempt_history: history.get(k.id) ?? [] }),
+    })),
     pagination: {
       has_more: hasMore,
       next_cursor: hasMore ? encodeCursor(listName, { at: last.created_key, id: last.id }) : null,
     },
   };
+}
+
+/** The attempt log of a page of deliveries, one query, grouped by delivery. */
+async function attemptHistory(ctx: OperationContext, ids: string[]): Promise<Map<string, DeliveryAttempt[]>> {
+  const rows = await ctx.db.webhookDeliveryAttempt.findMany({
+    where: { deliveryId: { in: ids } },
+    orderBy: [{ deliveryId: 'asc' }, { attemptNumber: 'asc' }],
+  });
+  const byDelivery = new Map<string, DeliveryAttempt[]>();
+  for (const row of rows) {
+    const list = byDelivery.get(row.deliveryId) ?? [];
+    list.push({
+      attempt_number: row.attemptNumber,
+      outcome: row.outcome as DeliveryAttempt['outcome'],
+      started_at: row.startedAt.toISOString(),
+      finished_at: row.finishedAt.toISOString(),
+      response_status: row.responseStatus,
+      error_class: row.errorClass,
+      response_body: row.responseBody,
+    });
+    byDelivery.set(row.deliveryId, list);
+  }
+  return byDelivery;
 }
 
 /**

@@ -76,6 +76,19 @@ export type UpdateWebhookBody = z.infer<typeof UpdateWebhookBody>;
 export const DELIVERY_STATUSES = ['pending', 'in_flight', 'delivered', 'failed', 'dead'] as const;
 export const TERMINAL_STATUSES: readonly string[] = ['delivered', 'dead'];
 
+export const DeliveryAttempt = z
+  .object({
+    attempt_number: z.number().int(),
+    outcome: z.enum(['delivered', 'failed', 'dead']),
+    started_at: z.iso.datetime(),
+    finished_at: z.iso.datetime(),
+    response_status: z.number().int().nullable(),
+    error_class: z.string().nullable().describe('timeout, a transport error code (e.g. ECONNREFUSED) or url_unsafe:<class>.'),
+    response_body: z.string().nullable(),
+  })
+  .describe('One attempt to deliver, from the append-only attempt log.');
+export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;
+
 export const Delivery = z
   .object({
     id: z.uuid(),
@@ -94,6 +107,10 @@ export const Delivery = z
     retry_of: z.uuid().nullable().describe('The terminal delivery this one retries.'),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
+    attempt_history: z
+      .array(DeliveryAttempt)
+      .optional()
+      .describe('Every attempt, oldest first; present when the list was asked for include=attempts.'),
   })
   .describe('One delivery of one event to one webhook.');
 export type Delivery = z.infer<typeof Delivery>;

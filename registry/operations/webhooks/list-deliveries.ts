@@ -12,7 +12,9 @@ export const listWebhookDeliveries = defineOperation({
   method: 'GET',
   path: '/companies/{companyId}/webhooks/{id}/deliveries',
   summary: 'List a webhook\'s deliveries',
-  description: 'Lists one webhook\'s deliveries, newest first, with status, attempts and the receiver\'s last response. Cursor pagination in meta.pagination.',
+  description:
+    'Lists one webhook\'s deliveries, newest first, with status, attempt count and the receiver\'s last response; ' +
+    'include=attempts adds every attempt from the audit log. Cursor pagination in meta.pagination.',
   auth: { scope: 'webhooks:manage' },
   risk: 'L0',
   idempotent: true,
@@ -20,7 +22,12 @@ export const listWebhookDeliveries = defineOperation({
   dryRun: false,
   idempotencyKey: 'none',
   sideEffects: ['none'],
-  input: { params: WebhookParams, query: PaginationQuery },
+  input: {
+    params: WebhookParams,
+    query: PaginationQuery.extend({
+      include: z.enum(['attempts']).optional().describe('attempts: add each delivery\'s full attempt_history.'),
+    }),
+  },
   output: z.object({ deliveries: z.array(Delivery) }),
   status: 200,
   examples: { params: { companyId: COMPANY_ID, id: WEBHOOK_ID }, query: { limit: 50 }, response: { deliveries: [deliveryExample] } },
