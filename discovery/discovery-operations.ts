@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CapabilityIdParam, CapabilityRecord } from './capabilities.ts';
 import type { Registry } from '../registry/build-registry.ts';
+import { READ_ONLY } from '../registry/define-operation.ts';
 import type { DescribedOperation } from './operation-traits.ts';
 
 /**
@@ -37,12 +38,7 @@ const readOnlyPublic = {
   group: 'discovery',
   method: 'GET',
   auth: { public: true },
-  risk: 'L0',
-  idempotent: true,
-  reversible: true,
-  dryRun: false,
-  idempotencyKey: 'none',
-  sideEffects: ['none'],
+  ...READ_ONLY,
   status: 200,
   surfaces: ['api'],
 } as const;

@@ -12,6 +12,7 @@ import type { RouteModule } from '../rest/app.ts';
 import type { AppEnv } from '../rest/types.ts';
 import { buildServer, type HandlerExtra } from './build-server.ts';
 import { logMcpDenial, type DenialFacts, type McpDenialReason } from './denial-log.ts';
+import { SECURITY_HEADERS } from '../registry/security-headers.ts';
 import { hostPolicy } from './dns-rebinding.ts';
 import { ToolIndex } from './tools.ts';
 import { configuredToolsets, resolveSelection, type Selection } from './toolsets.ts';
@@ -20,16 +21,8 @@ export const MCP_PATH = '/mcp';
 const MAX_BODY_BYTES = 1024 * 1024; // the REST body limit (PAYLOAD_TOO_LARGE says 1 MiB)
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 
-// The REST surface's security headers, minus X-Robots-Tag; no-store because answers carry tenant data.
-const HEADERS: Readonly<Record<string, string>> = {
-  'Service-Version': API_VERSION,
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-  'X-Frame-Options': 'DENY',
-  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
-  'Strict-Transport-Security': 'max-age=31536000; includeSubDomains',
-  'Cache-Control': 'no-store',
-};
+// The API's security headers, minus X-Robots-Tag; no-store because answers carry tenant data.
+const HEADERS: Readonly<Record<string, string>> = { ...SECURITY_HEADERS, 'Cache-Control': 'no-store' };
 
 /** The key's principal rides in the SDK's authInfo, so handlers read the caller where the transport put it. */
 const toAuthInfo = (token: string, principal: Principal): AuthInfo => ({

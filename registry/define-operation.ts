@@ -90,3 +90,16 @@ export const isPublic = (op: Pick<Operation, 'auth'>): boolean => 'public' in op
 export const requiredScope = (op: Pick<Operation, 'auth'>): Scope | null => ('scope' in op.auth ? op.auth.scope : null);
 export const isTenantScoped = (op: Pick<Operation, 'path'>): boolean => op.path.includes('{companyId}');
 export const isWrite = (op: Pick<Operation, 'method'>): boolean => op.method !== 'GET';
+
+/**
+ * The traits every plain read shares (no side effects, safe to repeat, nothing to undo): spread
+ * into a read's declaration instead of restating six lines, e.g. `...READ_ONLY`.
+ */
+export const READ_ONLY = {
+  risk: 'L0',
+  idempotent: true,
+  reversible: true,
+  dryRun: false,
+  idempotencyKey: 'none',
+  sideEffects: ['none'],
+} as const satisfies Pick<Operation, 'risk' | 'idempotent' | 'reversible' | 'dryRun' | 'idempotencyKey' | 'sideEffects'>;

@@ -38,5 +38,5 @@ describe('admin CLI', () => {
     expect(body.data.companies.map((c: { id: string }) => c.id)).toEqual([company.id]);
     // The store holds the hash, so the plaintext key appears nowhere but the one CLI answer.
     expect(server.stdout() + server.stderr()).not.toContain(key.key);
-  });
+  }, 180_000); // six process starts; slow while other suites load the two cores
 });

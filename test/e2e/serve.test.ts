@@ -37,7 +37,7 @@ describe('npm start on a fresh data directory', () => {
     expect(again.stdout()).not.toMatch(/sk_test_/);
     const stillThere = await fetch(`http://127.0.0.1:${port2}/api/v1/companies`, { headers: { authorization: `Bearer ${key}` } });
     expect(stillThere.status).toBe(200);
-  });
+  }, 120_000); // two process starts on the embedded database
 
   it('fails closed with one clear line when PostgreSQL mode lacks DATABASE_ANON_URL', async () => {
     const server = startEntry('cli/serve.ts', {

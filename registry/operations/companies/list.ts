@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CompanyListItem } from '../../../domain/companies/schemas.ts';
 import { listCompanies as list } from '../../../domain/companies/list.ts';
 import { PaginationQuery } from '../../../domain/kernel/pagination.ts';
-import { defineOperation } from '../../define-operation.ts';
+import { defineOperation, READ_ONLY } from '../../define-operation.ts';
 
 export const listCompanies = defineOperation({
   id: 'listCompanies',
@@ -14,12 +14,7 @@ export const listCompanies = defineOperation({
     'Lists the companies the API key can act on, oldest membership first, with cursor pagination in meta.pagination. ' +
     'Start here: every company-scoped operation needs a company id from this list.',
   auth: { scope: 'companies:read' },
-  risk: 'L0',
-  idempotent: true,
-  reversible: true,
-  dryRun: false,
-  idempotencyKey: 'none',
-  sideEffects: ['none'],
+  ...READ_ONLY,
   input: { query: PaginationQuery },
   output: z.object({ companies: z.array(CompanyListItem) }),
   status: 200,

@@ -1,5 +1,5 @@
 import { Health, checkHealth } from '../../../domain/platform/health.ts';
-import { defineOperation } from '../../define-operation.ts';
+import { defineOperation, READ_ONLY } from '../../define-operation.ts';
 
 export const getHealth = defineOperation({
   id: 'getHealth',
@@ -9,12 +9,7 @@ export const getHealth = defineOperation({
   summary: 'Check service health',
   description: 'Reports whether the API and its database answer. Public; needs no API key.',
   auth: { public: true },
-  risk: 'L0',
-  idempotent: true,
-  reversible: true,
-  dryRun: false,
-  idempotencyKey: 'none',
-  sideEffects: ['none'],
+  ...READ_ONLY,
   input: {},
   output: Health,
   status: 200,

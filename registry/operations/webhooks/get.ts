@@ -1,6 +1,6 @@
 import { Webhook } from '../../../domain/webhooks/schemas.ts';
 import { getWebhook as get } from '../../../domain/webhooks/subscriptions.ts';
-import { defineOperation } from '../../define-operation.ts';
+import { defineOperation, READ_ONLY } from '../../define-operation.ts';
 import { COMPANY_ID, WEBHOOK_ID, webhookExample } from './examples.ts';
 import { WebhookParams } from './params.ts';
 
@@ -12,12 +12,7 @@ export const getWebhook = defineOperation({
   summary: 'Get a webhook',
   description: 'Returns one webhook subscription, without its secret.',
   auth: { scope: 'webhooks:manage' },
-  risk: 'L0',
-  idempotent: true,
-  reversible: true,
-  dryRun: false,
-  idempotencyKey: 'none',
-  sideEffects: ['none'],
+  ...READ_ONLY,
   input: { params: WebhookParams },
   output: Webhook,
   status: 200,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Delivery } from '../../../domain/webhooks/schemas.ts';
 import { listDeliveries } from '../../../domain/webhooks/deliveries.ts';
 import { PaginationQuery } from '../../../domain/kernel/pagination.ts';
-import { defineOperation } from '../../define-operation.ts';
+import { defineOperation, READ_ONLY } from '../../define-operation.ts';
 import { COMPANY_ID, WEBHOOK_ID, deliveryExample } from './examples.ts';
 import { WebhookParams } from './params.ts';
 
@@ -16,12 +16,7 @@ export const listWebhookDeliveries = defineOperation({
     'Lists one webhook\'s deliveries, newest first, with status, attempt count and the receiver\'s last response; ' +
     'include=attempts adds every attempt from the audit log. Cursor pagination in meta.pagination.',
   auth: { scope: 'webhooks:manage' },
-  risk: 'L0',
-  idempotent: true,
-  reversible: true,
-  dryRun: false,
-  idempotencyKey: 'none',
-  sideEffects: ['none'],
+  ...READ_ONLY,
   input: {
     params: WebhookParams,
     query: PaginationQuery.extend({

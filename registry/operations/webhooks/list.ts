@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Webhook } from '../../../domain/webhooks/schemas.ts';
 import { listWebhooks as list } from '../../../domain/webhooks/subscriptions.ts';
-import { defineOperation } from '../../define-operation.ts';
+import { defineOperation, READ_ONLY } from '../../define-operation.ts';
 import { COMPANY_ID, webhookExample } from './examples.ts';
 import { CompanyParams } from './params.ts';
 
@@ -13,12 +13,7 @@ export const listWebhooks = defineOperation({
   summary: 'List webhooks',
   description: 'Lists a company\'s webhook subscriptions (at most 50, so no pagination). Secrets are never included.',
   auth: { scope: 'webhooks:manage' },
-  risk: 'L0',
-  idempotent: true,
-  reversible: true,
-  dryRun: false,
-  idempotencyKey: 'none',
-  sideEffects: ['none'],
+  ...READ_ONLY,
   input: { params: CompanyParams },
   output: z.object({ webhooks: z.array(Webhook) }),
   status: 200,

@@ -10,28 +10,14 @@ import { registry } from '../../../registry/index.ts';
 import { describedOperations } from '../../../discovery/discovery-operations.ts';
 import { groupsInUse } from '../../../discovery/groups.ts';
 import { possibleErrors } from '../../../discovery/operation-traits.ts';
+import { EXPECTED_PUBLIC_HEADERS, expectHeaders } from '../../helpers/headers.ts';
 
 const BASE = 'https://api.example.test';
 const operations = describedOperations(registry);
 
-/** Spec Authentication 9: public discovery routes send the wrapped headers except X-Robots-Tag. */
-const PUBLIC_HEADERS: Record<string, string | RegExp> = {
-  'x-request-id': /^req_[A-Za-z0-9_-]{16}$/,
-  'service-version': API_VERSION,
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
-  'strict-transport-security': 'max-age=31536000; includeSubDomains',
-};
-
 function expectPublicHeaders(headers: Headers, { csp = true } = {}): void {
-  for (const [name, expected] of Object.entries(PUBLIC_HEADERS)) {
-    if (name === 'content-security-policy' && !csp) continue;
-    const value = headers.get(name);
-    if (expected instanceof RegExp) expect(value, name).toMatch(expected);
-    else expect(value, name).toBe(expected);
-  }
+  expectHeaders(headers, EXPECTED_PUBLIC_HEADERS, csp ? [] : ['content-security-policy']);
+  expect(headers.get('service-version')).toBe(API_VERSION);
   expect(headers.get('x-robots-tag')).toBeNull();
 }
 
