@@ -4,7 +4,7 @@ import { ERROR_CODES } from '../domain/kernel/errors.ts';
 import { ERROR_CATALOG, docsUrlFor } from '../registry/error-catalog.ts';
 import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER } from '../dispatcher/sign.ts';
 import type { Group } from '../registry/define-operation.ts';
-import { capabilityIdOf } from './capabilities.ts';
+import { capabilityIdOf } from '../registry/capabilities.ts';
 import { errorExample, eventExample, requestBodyExample, responseExample } from './examples.ts';
 import { EVENTS_TAG, groupInfo, groupsInUse } from './groups.ts';
 import { describeType, objectProperties, resolveRef, toJsonSchema, type JsonSchema } from './json-schema.ts';

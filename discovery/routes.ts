@@ -4,12 +4,9 @@ import { DomainError } from '../domain/kernel/errors.ts';
 import { registry as defaultRegistry } from '../registry/index.ts';
 import type { Registry } from '../registry/build-registry.ts';
 import type { RouteModule } from '../rest/app.ts';
-import { envelope } from '../rest/envelope.ts';
 import { errorResponse } from '../rest/error-response.ts';
 import { securityHeaders } from '../rest/security-headers.ts';
 import type { AppEnv } from '../rest/types.ts';
-import { CapabilityIdParam, localCapabilities, lookupCapability, UPSTREAM_TIMEOUT_MS } from './capabilities.ts';
-import { describedOperations } from './discovery-operations.ts';
 import { DISCOVERY_PATHS } from './discovery-paths.ts';
 import { loadScalarBundle, renderDocsPage } from './docs-page.ts';
 import { renderLlmsTxt } from './llms-txt.ts';
@@ -20,14 +17,12 @@ import { buildSkills, skillsIndexV1, skillsIndexV2 } from './skills.ts';
 
 /**
  * The discovery surface as a RouteModule: /api/v1/openapi.json, /llms.txt, security.txt, the
- * skills indexes, /docs and the capability lookup. Everything is generated from the operation
+ * skills indexes and /docs (capability lookups are registry operations). Everything is generated from the operation
  * list on first use and kept for the life of the process; base URLs come from PUBLIC_BASE_URL.
  */
 
 export interface DiscoveryOptions {
   registry?: Registry;
-  /** Upstream capability lookups give up after this long (tests shorten it). */
-  upstreamTimeoutMs?: number;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -44,7 +39,7 @@ const once = <T>(build: () => T): (() => T) => {
 export function createDiscoveryRoutes(options: DiscoveryOptions = {}): RouteModule {
   return (app: Hono<AppEnv>, services: Services) => {
     const registry = options.registry ?? defaultRegistry;
-    const operations = describedOperations(registry);
+    const operations = registry.operations;
     const base = services.config.PUBLIC_BASE_URL;
 
     const openApiJson = once(() => JSON.stringify(buildOpenApiDocument(operations, { publicBaseUrl: base })));
@@ -53,7 +48,6 @@ export function createDiscoveryRoutes(options: DiscoveryOptions = {}): RouteModu
     const skillsV1 = once(() => JSON.stringify(skillsIndexV1(skills())));
     const skillsV2 = once(() => JSON.stringify(skillsIndexV2(skills(), base)));
     const referenceDocs = once(() => renderReferenceDocs(operations));
-    const capabilities = once(() => localCapabilities(operations));
     const bundle = once(loadScalarBundle);
     const docsPage = once(() => renderDocsPage(bundle()?.path ?? `${DISCOVERY_PATHS.docsAssets}/scalar-not-installed.js`));
 
@@ -100,54 +94,15 @@ export function createDiscoveryRoutes(options: DiscoveryOptions = {}): RouteModu
       return c.body(new Uint8Array(asset.body), 200, { 'Content-Type': 'text/javascript; charset=utf-8' });
     });
 
-    // Capability records: v1 API responses, so the full wrapped headers including X-Robots-Tag.
-    const apiHeaders = securityHeaders({ robotsTag: true });
-    const upstream = {
-      baseUrl: services.config.CAPABILITY_REGISTRY_URL,
-      timeoutMs: options.upstreamTimeoutMs ?? UPSTREAM_TIMEOUT_MS,
-      logger: services.logger,
-    };
-    if (!registry.byId('listCapabilities')) {
-      app.get(DISCOVERY_PATHS.capabilities, apiHeaders, (c) => {
-        refuseDryRun(c, 'listCapabilities');
-        return c.json(envelope({ capabilities: capabilities().list }, c.get('requestId')));
-      });
-    }
-    if (!registry.byId('getCapability')) {
-      app.get(`${DISCOVERY_PATHS.capabilities}/:capabilityId`, apiHeaders, async (c) => {
-        refuseDryRun(c, 'getCapability');
-        const id = c.req.param('capabilityId');
-        if (!CapabilityIdParam.safeParse(id).success) {
-          throw new DomainError('VALIDATION_ERROR', {
-            message: 'params.capabilityId: expected a capability id or an operation id.',
-            details: [{ path: 'params.capabilityId', message: 'Use a capability id (accounting.list_companies) or an operation id (listCompanies).' }],
-          });
-        }
-        const result = await lookupCapability(id, capabilities(), upstream);
-        if (!result.found) return notFound(c, 'capability');
-        return c.json(envelope(result.record, c.get('requestId')));
-      });
-    }
-
     // Wrong methods on these paths answer 405 with Allow, as registry routes do.
     const methodNotAllowed = (c: Context<AppEnv>): Response => {
       c.header('Allow', 'GET');
       return errorResponse(c, new DomainError('METHOD_NOT_ALLOWED', { message: 'Use GET on this path.' }));
     };
-    for (const path of [DISCOVERY_PATHS.openapi, DISCOVERY_PATHS.llmsTxt, DISCOVERY_PATHS.securityTxt, DISCOVERY_PATHS.skillsIndex, DISCOVERY_PATHS.agentSkillsIndex, DISCOVERY_PATHS.docsPage, DISCOVERY_PATHS.capabilities, `${DISCOVERY_PATHS.capabilities}/:capabilityId`]) {
+    for (const path of [DISCOVERY_PATHS.openapi, DISCOVERY_PATHS.llmsTxt, DISCOVERY_PATHS.securityTxt, DISCOVERY_PATHS.skillsIndex, DISCOVERY_PATHS.agentSkillsIndex, DISCOVERY_PATHS.docsPage]) {
       app.on(['POST', 'PUT', 'PATCH', 'DELETE'], path, publicHeaders, methodNotAllowed);
     }
   };
-}
-
-/** Like the registry pipeline: dry runs apply to writes only, so `?dry_run=true` is refused. */
-function refuseDryRun(c: Context<AppEnv>, operationId: string): void {
-  if (c.req.query('dry_run') === 'true') {
-    throw new DomainError('VALIDATION_ERROR', {
-      message: `${operationId} does not support dry_run.`,
-      details: [{ path: 'query.dry_run', message: 'This operation does not support dry runs.' }],
-    });
-  }
 }
 
 /** The module cli/build-app.ts mounts: the real registry. */

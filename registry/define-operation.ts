@@ -70,6 +70,11 @@ export interface OperationDefinition<
     response?: O extends z.ZodType ? z.input<O> : never;
   };
   surfaces: readonly Surface[];
+  /**
+   * 'none' for handlers that never query the database (e.g. an upstream lookup): they run without
+   * holding a connection or transaction, which matters on PGlite's single connection.
+   */
+  database?: 'none';
   handler: (ctx: OperationContext, input: HandlerInput<P, Q, B>) => Promise<HandlerResult<O extends z.ZodType ? z.infer<O> : null>>;
 }
 

@@ -10,6 +10,8 @@ import { deleteWebhook } from './operations/webhooks/delete.ts';
 import { testWebhook } from './operations/webhooks/test.ts';
 import { listWebhookDeliveries } from './operations/webhooks/list-deliveries.ts';
 import { retryWebhookDelivery } from './operations/webhooks/retry-delivery.ts';
+import { listCapabilities } from './operations/discovery/list-capabilities.ts';
+import { getCapability } from './operations/discovery/get-capability.ts';
 
 /**
  * Every operation, in the order the docs list them. This explicit list is the single source
@@ -27,6 +29,8 @@ export const registry = buildRegistry([
   testWebhook,
   listWebhookDeliveries,
   retryWebhookDelivery,
+  listCapabilities,
+  getCapability,
 ]);
 
 export type { Operation } from './define-operation.ts';

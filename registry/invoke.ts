@@ -56,6 +56,13 @@ class DryRunRollback extends Error {
 
 export const IDEMPOTENCY_KEY_MAX = 255;
 
+/** The `db` of an operation declared `database: 'none'`: any use is a bug, reported loudly. */
+const NO_DATABASE = new Proxy({} as OperationContext['db'], {
+  get(_target, property) {
+    throw new Error(`an operation declared database: 'none' used the database (${String(property)})`);
+  },
+});
+
 export async function invoke(inv: Invocation): Promise<InvocationResult> {
   try {
     return await invokeUnlogged(inv);
@@ -117,6 +124,7 @@ async function invokeUnlogged(inv: Invocation): Promise<InvocationResult> {
     });
   }
 
+  if (op.database === 'none') return run({ ...ctx, db: NO_DATABASE, inTransaction: true }, inv, input);
   if (isPublic(op)) {
     // Public routes run as the least-privilege role, never the privileged identity.
     return services.database.asAnon(async (anonDb) => run({ ...ctx, db: anonDb, inTransaction: true }, inv, input));

@@ -7,8 +7,9 @@ import { errorResponse } from './error-response.ts';
 import { requestId } from './request-id.ts';
 import { securityHeaders } from './security-headers.ts';
 import type { AppEnv } from './types.ts';
+import { API_PREFIX } from '../registry/api-prefix.ts';
 
-export const API_PREFIX = '/api/v1';
+export { API_PREFIX };
 
 /** Extra routes a caller (the server, tests) mounts beside the registry's: discovery, MCP, cron. */
 export type RouteModule = (app: Hono<AppEnv>, services: Services) => void;

@@ -28,6 +28,8 @@ export const ConfigSchema = z.object({
   CRON_SECRET: optionalString,
   WEBHOOK_ALLOWED_PRIVATE_CIDRS: optionalString,
   CAPABILITY_REGISTRY_URL: optionalString,
+  /** How long a capability lookup waits for the upstream registry before using the local copy. */
+  CAPABILITY_REGISTRY_TIMEOUT_MS: z.coerce.number().int().min(1).max(30_000).default(2_000),
   /** Run the delivery loop inside `npm start` (default); turn off where separate workers run. */
   DISPATCHER_TIMER: z
     .enum(['true', 'false', '1', '0', ''])

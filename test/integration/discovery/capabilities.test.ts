@@ -5,10 +5,9 @@ import { call } from '../../helpers/http.ts';
 import { discoveryApp, startLocalServer, type LocalServer } from '../../helpers/discovery.ts';
 import { API_VERSION } from '../../../domain/kernel/version.ts';
 import { registry } from '../../../registry/index.ts';
-import { capabilityIdOf, capabilityRecord } from '../../../discovery/capabilities.ts';
-import { describedOperations } from '../../../discovery/discovery-operations.ts';
+import { capabilityIdOf, capabilityRecord } from '../../../registry/capabilities.ts';
 
-const operations = describedOperations(registry);
+const operations = registry.operations;
 const listCompaniesRecord = capabilityRecord(registry.byId('listCompanies')!);
 
 describe('capability records over HTTP', () => {
@@ -81,8 +80,8 @@ describe('capability lookups through the upstream registry', () => {
       if (answer) answer(response);
       else json(404, { error: 'not found' })(response);
     });
-    t = await createTestServices('pglite', { config: { CAPABILITY_REGISTRY_URL: `${upstream.url}/` } });
-    app = discoveryApp(t.services, { upstreamTimeoutMs: 300 });
+    t = await createTestServices('pglite', { config: { CAPABILITY_REGISTRY_URL: `${upstream.url}/`, CAPABILITY_REGISTRY_TIMEOUT_MS: '300' } });
+    app = discoveryApp(t.services);
   });
   afterAll(async () => {
     await t?.close();

@@ -7,7 +7,6 @@ import { call } from '../../helpers/http.ts';
 import { dereference, discoveryApp, responseValidator, type Dereferenced } from '../../helpers/discovery.ts';
 import { registry } from '../../../registry/index.ts';
 import { isPublic } from '../../../registry/define-operation.ts';
-import { describedOperations } from '../../../discovery/discovery-operations.ts';
 import { fullPath, type DescribedOperation } from '../../../discovery/operation-traits.ts';
 
 /**
@@ -16,7 +15,7 @@ import { fullPath, type DescribedOperation } from '../../../discovery/operation-
  * documented shape that the API does not really send fails here.
  */
 
-const operations = describedOperations(registry);
+const operations = registry.operations;
 
 describe('registry examples', () => {
   it.each(operations.map((op) => [op.id, op] as const))('%s: every example parses with its own schema', (_id, op) => {

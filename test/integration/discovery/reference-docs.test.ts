@@ -4,13 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { registry } from '../../../registry/index.ts';
 import { ERROR_CODES } from '../../../domain/kernel/errors.ts';
 import { EVENT_TYPES } from '../../../domain/kernel/events.ts';
-import { describedOperations } from '../../../discovery/discovery-operations.ts';
 import { REFERENCE_DIR, renderReferenceDocs } from '../../../discovery/reference-docs.ts';
 import { responseExample } from '../../../discovery/examples.ts';
 import { groupsInUse } from '../../../discovery/groups.ts';
 import { ROOT } from '../../helpers/process.ts';
 
-const operations = describedOperations(registry);
+const operations = registry.operations;
 const generated = renderReferenceDocs(operations);
 const dir = join(ROOT, REFERENCE_DIR);
 

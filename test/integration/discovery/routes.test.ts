@@ -7,13 +7,12 @@ import { buildApp } from '../../../cli/build-app.ts';
 import { API_VERSION } from '../../../domain/kernel/version.ts';
 import { ERROR_CATALOG } from '../../../registry/error-catalog.ts';
 import { registry } from '../../../registry/index.ts';
-import { describedOperations } from '../../../discovery/discovery-operations.ts';
 import { groupsInUse } from '../../../discovery/groups.ts';
 import { possibleErrors } from '../../../discovery/operation-traits.ts';
 import { EXPECTED_PUBLIC_HEADERS, expectHeaders } from '../../helpers/headers.ts';
 
 const BASE = 'https://api.example.test';
-const operations = describedOperations(registry);
+const operations = registry.operations;
 
 function expectPublicHeaders(headers: Headers, { csp = true } = {}): void {
   expectHeaders(headers, EXPECTED_PUBLIC_HEADERS, csp ? [] : ['content-security-policy']);

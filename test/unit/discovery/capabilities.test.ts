@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { registry } from '../../../registry/index.ts';
 import type { Operation } from '../../../registry/define-operation.ts';
-import { CapabilityRecord, capabilityIdOf, capabilityRecord, localCapabilities } from '../../../discovery/capabilities.ts';
-import { getCapability, listCapabilities } from '../../../discovery/discovery-operations.ts';
-import { describedOperations } from '../../../discovery/discovery-operations.ts';
+import { capabilityIdOf, capabilityRecord, localCapabilities } from '../../../registry/capabilities.ts';
+import { CapabilityRecord } from '../../../domain/capabilities/record.ts';
 
-const operations = describedOperations(registry);
+const operations = registry.operations;
 const base = registry.byId('updateCompany')!;
 const variant = (overrides: Partial<Operation>) => capabilityRecord({ ...base, ...overrides });
 
@@ -77,7 +76,7 @@ describe('capability records', () => {
 
   it('the documented examples are real derived records', () => {
     const record = capabilityRecord(registry.byId('listCompanies')!);
-    expect(getCapability.examples.response).toEqual(record);
-    expect(listCapabilities.examples.response).toEqual({ capabilities: [record] });
+    expect(registry.byId('getCapability')!.examples.response).toEqual(record);
+    expect(registry.byId('listCapabilities')!.examples.response).toEqual({ capabilities: [record] });
   });
 });

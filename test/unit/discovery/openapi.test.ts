@@ -6,12 +6,11 @@ import { ERROR_CATALOG, ErrorBody } from '../../../registry/error-catalog.ts';
 import { EVENT_TYPES, EventEnvelope } from '../../../domain/kernel/events.ts';
 import { API_VERSION } from '../../../domain/kernel/version.ts';
 import { buildOpenApiDocument } from '../../../discovery/openapi.ts';
-import { describedOperations } from '../../../discovery/discovery-operations.ts';
 import { possibleErrors, type DescribedOperation } from '../../../discovery/operation-traits.ts';
 import { toJsonSchema } from '../../../discovery/json-schema.ts';
 
 const BASE = 'https://api.example.test';
-const operations = describedOperations(registry);
+const operations = registry.operations;
 const document = buildOpenApiDocument(operations, { publicBaseUrl: BASE });
 // The document is plain JSON (typed loosely on purpose); `any` here and below keeps the lookups short.
 const operationOf = (op: DescribedOperation): any => document.paths[op.path]?.[op.method.toLowerCase()];
