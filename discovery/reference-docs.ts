@@ -10,7 +10,6 @@ import { EVENTS_TAG, groupInfo, groupsInUse } from './groups.ts';
 import { describeType, objectProperties, resolveRef, toJsonSchema, type JsonSchema } from './json-schema.ts';
 import {
   fullPath,
-  isPaginated,
   isPublic,
   possibleErrors,
   requestContentType,

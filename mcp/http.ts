@@ -5,7 +5,6 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { authenticateKey } from '../domain/apikeys/keys.ts';
 import type { Principal } from '../domain/kernel/context.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
-import { API_VERSION } from '../domain/kernel/version.ts';
 import { errorBody } from '../registry/error-catalog.ts';
 import { registry } from '../registry/index.ts';
 import type { RouteModule } from '../rest/app.ts';
