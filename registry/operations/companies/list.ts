@@ -11,7 +11,7 @@ export const listCompanies = defineOperation({
   path: '/companies',
   summary: 'List your companies',
   description:
-    'Lists the companies the API key can act on, oldest membership first, with cursor pagination in meta.pagination. ' +
+    'Lists the companies the API key can act on, oldest membership first, paginated by cursor (pass next_cursor back as cursor). ' +
     'Start here: every company-scoped operation needs a company id from this list.',
   auth: { scope: 'companies:read' },
   ...READ_ONLY,

@@ -12,7 +12,7 @@ export const createWebhook = defineOperation({
   summary: 'Create a webhook subscription',
   description:
     'Subscribes an https URL to one event type. The response holds the signing secret, shown only this once. ' +
-    'salary_run.* and agi.* events also need payroll:read. Requires an Idempotency-Key header; ?dry_run=true validates without creating.',
+    'salary_run.* and agi.* events also need payroll:read. Requires an idempotency key; a dry run validates without creating.',
   auth: { scope: 'webhooks:manage' },
   risk: 'L2',
   idempotent: false,

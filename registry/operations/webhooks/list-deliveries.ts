@@ -14,7 +14,7 @@ export const listWebhookDeliveries = defineOperation({
   summary: 'List a webhook\'s deliveries',
   description:
     'Lists one webhook\'s deliveries, newest first, with status, attempt count and the receiver\'s last response; ' +
-    'include=attempts adds every attempt from the audit log. Cursor pagination in meta.pagination.',
+    'include=attempts adds every attempt from the audit log. Paginated by cursor (pass next_cursor back as cursor).',
   auth: { scope: 'webhooks:manage' },
   ...READ_ONLY,
   input: {
