@@ -4,7 +4,7 @@ import { API_VERSION } from '../domain/kernel/version.ts';
 import { EVENT_CATALOG, EVENT_TYPES, eventEnvelopeSchemaFor, type EventType } from '../domain/kernel/events.ts';
 import { ERROR_CODES, type ErrorCode } from '../domain/kernel/errors.ts';
 import { ERROR_CATALOG, ErrorBody } from '../registry/error-catalog.ts';
-import { IDEMPOTENCY_KEY_MAX } from '../registry/invoke.ts';
+import { IDEMPOTENCY_KEY_CHARS, IDEMPOTENCY_KEY_MAX } from '../registry/invoke.ts';
 import { ResponseMeta } from '../rest/envelope.ts';
 import { SIGNATURE_HEADER } from '../dispatcher/sign.ts';
 import { errorExample, eventExample, requestBodyExample, responseExample } from './examples.ts';
@@ -174,7 +174,7 @@ function parameters(op: DescribedOperation, components: Components): JsonSchema[
       required: op.idempotencyKey === 'required',
       description:
         'A unique key (e.g. a UUID) per logical request, kept 24 hours. Retrying with the same key replays the stored result; the same key with another body answers 422.',
-      schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX, pattern: '^[\\x21-\\x7e]+$' },
+      schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX, pattern: IDEMPOTENCY_KEY_CHARS },
       example: '3b9f6a52-0c7e-4d1b-9f2a-6c8e1d4b7a90',
     });
   }

@@ -2,7 +2,6 @@ import type { Db } from '../domain/db/client.ts';
 
 /** The spec's cron batch; workers may claim more per round (the function allows 1..1000). */
 export const CRON_BATCH_SIZE = 50;
-export const MAX_CLAIM_BATCH = 1000;
 
 export interface ClaimedDelivery {
   delivery_id: string;

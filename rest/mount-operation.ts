@@ -2,7 +2,7 @@ import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Services } from '../domain/kernel/context.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
-import { invoke, type DenialKind } from '../registry/invoke.ts';
+import { invoke } from '../registry/invoke.ts';
 import { isPublic, type Operation } from '../registry/define-operation.ts';
 import { attributePublic, authenticate } from './auth.ts';
 import { logDenial } from './denial-log.ts';
@@ -14,12 +14,6 @@ import type { AppEnv } from './types.ts';
 
 /** `/companies/{companyId}` → `/companies/:companyId` */
 export const toHonoPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
-
-const DENIAL_REASON: Record<DenialKind, 'insufficient_scope' | 'membership' | 'validation'> = {
-  insufficient_scope: 'insufficient_scope',
-  membership: 'membership',
-  validation: 'validation',
-};
 
 /** Turns one registry entry into a Hono route running the shared pipeline. */
 export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operation): void {
@@ -52,7 +46,7 @@ export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operat
         loadBody: () => readJsonBody(c),
         idempotencyKey: c.req.header('idempotency-key'),
         dryRun,
-        onDenial: (kind, error) => logDenial(services, c, DENIAL_REASON[kind], error),
+        onDenial: (kind, error) => logDenial(services, c, kind, error),
       });
       if (result.replayed) c.header('Idempotent-Replayed', 'true');
       if (result.status === 204) return c.body(null, 204);

@@ -21,5 +21,3 @@ export function sqlState(error: unknown): string | null {
 }
 
 export const CHECK_VIOLATION = '23514';
-export const UNIQUE_VIOLATION = '23505';
-export const INSUFFICIENT_PRIVILEGE = '42501';

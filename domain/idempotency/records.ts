@@ -75,4 +75,3 @@ export async function abandonIdempotent(db: Db, ref: { apiKeyId: string; key: st
   });
 }
 
-export const decryptReplay = (box: SecretBox, stored: string): string => box.decrypt(stored);

@@ -58,9 +58,3 @@ export class DomainError extends Error {
     return this.message !== this.code;
   }
 }
-
-export const notFound = (what = 'resource'): DomainError =>
-  new DomainError('NOT_FOUND', { message: `No such ${what}.` });
-
-export const validationError = (path: string, message: string, extra: DomainErrorOptions = {}): DomainError =>
-  new DomainError('VALIDATION_ERROR', { message, details: [{ path, message }], ...extra });

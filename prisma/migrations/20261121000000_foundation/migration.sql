@@ -83,13 +83,13 @@ CREATE TABLE audit_log (
 );
 CREATE INDEX audit_log_company ON audit_log (company_id, occurred_at);
 
--- The audit trail is append-only.
-CREATE FUNCTION audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+-- Refuses any UPDATE or DELETE on the table it guards: audit records are append-only.
+CREATE FUNCTION refuse_change_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  RAISE EXCEPTION 'audit_log is append-only' USING ERRCODE = 'check_violation';
+  RAISE EXCEPTION '% is append-only', TG_TABLE_NAME USING ERRCODE = 'check_violation';
 END $$;
 CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE ON audit_log
-  FOR EACH ROW EXECUTE FUNCTION audit_log_append_only();
+  FOR EACH ROW EXECUTE FUNCTION refuse_change_append_only();
 
 -- Least privilege for public routes: api_anon reads nothing directly. Roles are cluster-wide,
 -- so create it only once; grants are per database and always applied.

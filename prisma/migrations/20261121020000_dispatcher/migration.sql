@@ -15,12 +15,8 @@ CREATE TABLE webhook_delivery_attempts (
   PRIMARY KEY (delivery_id, attempt_number)
 );
 
-CREATE FUNCTION webhook_delivery_attempts_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  RAISE EXCEPTION 'webhook delivery attempts are append-only' USING ERRCODE = 'check_violation';
-END $$;
 CREATE TRIGGER webhook_delivery_attempts_append_only BEFORE UPDATE OR DELETE ON webhook_delivery_attempts
-  FOR EACH ROW EXECUTE FUNCTION webhook_delivery_attempts_append_only();
+  FOR EACH ROW EXECUTE FUNCTION refuse_change_append_only();
 
 -- Refuses a claim batch outside 1..1000 (spec Limits); called once per claim.
 CREATE FUNCTION assert_claim_batch(batch integer) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$
