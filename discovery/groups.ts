@@ -21,6 +21,36 @@ const GROUP_INFO: Partial<Record<Group, GroupInfo>> = {
     description:
       'The companies (bookkeeping entities) your API key can act on. Every company-scoped operation needs a company id from the companies list.',
   },
+  ledger: {
+    title: 'Ledger',
+    description:
+      'The books: chart of accounts (BAS), fiscal years and monthly periods, and journal entries (verifications) that are drafted, committed with a gapless number, and corrected only by reversal.',
+  },
+  reports: {
+    title: 'Reports',
+    description:
+      'Statements over committed entries: account balances, trial balance, income statement, balance sheet, general ledger; PDF by content negotiation and SIE 4 export.',
+  },
+  documents: {
+    title: 'Documents',
+    description: 'Receipts and invoices uploaded as evidence (underlag) and attached to journal entries.',
+  },
+  operations: {
+    title: 'Operations',
+    description: 'Long-running work (closing a fiscal year, SIE import, bulk delivery recovery): start it, then poll the operation until it finishes.',
+  },
+  events: {
+    title: 'Events',
+    description: 'The event feed: every event the service emitted, in order, for catching up after an outage; and the catalogue of event types.',
+  },
+  payroll: {
+    title: 'Payroll',
+    description: 'Employees and monthly salary runs, booked to the ledger. Personal data: every operation needs payroll:read.',
+  },
+  tax: {
+    title: 'Tax returns',
+    description: 'Employer declarations (AGI) and VAT returns generated from the books and submitted (frozen).',
+  },
   webhooks: {
     title: 'Webhooks',
     description:
@@ -43,8 +73,9 @@ export function groupsInUse(operations: readonly DescribedOperation[]): Group[] 
 
 /** The tag that lists webhook event types (top-level `webhooks` of the document). */
 export const EVENTS_TAG = {
-  name: 'events',
-  title: 'Events',
+  // Not 'events': that is the registry group of the event-feed operations.
+  name: 'event-types',
+  title: 'Event types',
   description:
     'Webhook event deliveries: what the service POSTs to a subscribed webhook_url, signed with X-Service-Signature.',
 } as const;

@@ -2,8 +2,21 @@ import type { z } from 'zod';
 import type { OperationContext } from '../domain/kernel/context.ts';
 import type { Scope } from '../domain/kernel/scopes.ts';
 import type { PaginationMeta } from '../domain/kernel/pagination.ts';
+import type { ErrorCode } from '../domain/kernel/errors.ts';
 
-export const GROUPS = ['platform', 'companies', 'webhooks', 'discovery'] as const;
+export const GROUPS = [
+  'platform',
+  'companies',
+  'ledger',
+  'reports',
+  'documents',
+  'operations',
+  'events',
+  'payroll',
+  'tax',
+  'webhooks',
+  'discovery',
+] as const;
 export type Group = (typeof GROUPS)[number];
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -61,6 +74,12 @@ export interface OperationDefinition<
   /** The `data` schema; null for a bare 204. */
   output: O | null;
   status: 200 | 201 | 202 | 204;
+  /**
+   * The domain errors this operation's handler may throw, beyond the ones the pipeline itself
+   * answers from the operation's traits (auth, scope, tenancy, validation, idempotency, rate limit).
+   * OpenAPI, docs and MCP read this list; it is the one declaration of them.
+   */
+  errors?: readonly ErrorCode[];
   /** The audit target's type for writes (the id is taken from data.id or the path). */
   auditTarget?: string;
   examples: {

@@ -24,10 +24,10 @@ describe('generated reference docs', () => {
   });
 
   it('has an index, one page per group, the error codes and the event types', () => {
-    expect([...generated.keys()]).toEqual(['index.md', ...groupsInUse(operations).map((group) => `${group}.md`), 'errors.md', 'events.md']);
+    expect([...generated.keys()]).toEqual(['index.md', ...groupsInUse(operations).map((group) => `${group}.md`), 'errors.md', 'event-types.md']);
     const errors = generated.get('errors.md')!;
     for (const code of ERROR_CODES) expect(errors).toContain(`## ${code}\n`);
-    const events = generated.get('events.md')!;
+    const events = generated.get('event-types.md')!;
     for (const type of EVENT_TYPES) expect(events).toContain(`## ${type}\n`);
     const index = generated.get('index.md')!;
     for (const op of operations) expect(index).toContain(`\`/api/v1${op.path}\``);

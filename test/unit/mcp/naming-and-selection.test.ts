@@ -6,7 +6,7 @@ import { toJsonSchema } from '../../../mcp/schema.ts';
 import { compileTools, ToolIndex } from '../../../mcp/tools.ts';
 import { toRequest } from '../../../mcp/call-tool.ts';
 import { hostPolicy } from '../../../mcp/dns-rebinding.ts';
-import { defineOperation, type Group } from '../../../registry/define-operation.ts';
+import { defineOperation, GROUPS, type Group } from '../../../registry/define-operation.ts';
 import { DomainError } from '../../../domain/kernel/errors.ts';
 
 const op = (id: string, group: Group) => ({ id, group });
@@ -40,13 +40,13 @@ describe('toolset selection', () => {
   const config = { MCP_TOOLSETS: undefined, MCP_READ_ONLY: false };
 
   it('defaults to every toolset, read-write, namespaced', () => {
-    expect(resolveSelection(config, {})).toEqual({ variant: 'namespaced', toolsets: ['companies', 'discovery', 'platform', 'webhooks'], readOnly: false });
+    expect(resolveSelection(config, {})).toEqual({ variant: 'namespaced', toolsets: [...GROUPS].sort(), readOnly: false });
     expect(resolveSelection(config, { toolsets: 'webhooks, companies', readOnly: 'true', variant: 'flat' })).toEqual({
       variant: 'flat',
       toolsets: ['companies', 'webhooks'],
       readOnly: true,
     });
-    expect(resolveSelection(config, { toolsets: 'all' }).toolsets).toHaveLength(4);
+    expect(resolveSelection(config, { toolsets: 'all' }).toolsets).toHaveLength(GROUPS.length);
   });
 
   it('never widens the configured toolsets or turns configured read-only off', () => {
