@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { DomainError, type ErrorCode } from '../domain/kernel/errors.ts';
 import { API_VERSION } from '../domain/kernel/version.ts';
-import { EVENT_CATALOG, type EventType } from '../domain/kernel/events.ts';
+import { eventExample } from '../domain/events/catalog.ts';
 import { errorBody, type ErrorBody } from '../registry/error-catalog.ts';
 import type { AuditMeta } from '../domain/audit/append.ts';
 import type { ResponseMeta } from '../rest/envelope.ts';
@@ -67,18 +67,5 @@ export function errorExample(code: ErrorCode): ErrorBody {
   return errorBody(new DomainError(code, extra), SAMPLE_REQUEST_ID);
 }
 
-/** A delivered event as the receiver gets it (DESIGN.md §6 "event payload"). */
-export function eventExample(type: EventType): Record<string, unknown> {
-  const object = EVENT_CATALOG[type].example as Record<string, unknown>;
-  // company.* objects are the company itself; every other object carries its company_id.
-  const companyId = typeof object.company_id === 'string' ? object.company_id : object.id;
-  return {
-    id: 'evt_4Jq8Zr2LmX9sVb3N',
-    type,
-    api_version: API_VERSION,
-    created_at: SAMPLE_TIME,
-    company_id: companyId,
-    livemode: typeof object.livemode === 'boolean' ? object.livemode : true,
-    data: { object, previous_attributes: null },
-  };
-}
+/** A delivered event as the receiver gets it (DESIGN.md §6 "event payload"); the catalogue builds it. */
+export { eventExample };

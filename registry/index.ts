@@ -2,6 +2,9 @@ import { buildRegistry } from './build-registry.ts';
 import { getHealth } from './operations/platform/health.ts';
 import { listCompanies } from './operations/companies/list.ts';
 import { updateCompany } from './operations/companies/update.ts';
+import { listEvents } from './operations/events/list.ts';
+import { getEvent } from './operations/events/get.ts';
+import { listEventTypes } from './operations/events/list-types.ts';
 import { listWebhooks } from './operations/webhooks/list.ts';
 import { createWebhook } from './operations/webhooks/create.ts';
 import { getWebhook } from './operations/webhooks/get.ts';
@@ -21,6 +24,9 @@ export const registry = buildRegistry([
   getHealth,
   listCompanies,
   updateCompany,
+  listEvents,
+  getEvent,
+  listEventTypes,
   listWebhooks,
   createWebhook,
   getWebhook,

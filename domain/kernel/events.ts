@@ -444,24 +444,40 @@ export const isPayrollEventType = (type: string): boolean =>
 // The delivered envelope.
 // ---------------------------------------------------------------------------------------------
 
-const envelope = <T extends EventType, O extends z.ZodType>(type: T, object: O) =>
-  z.object({
-    id: z
-      .union([z.string().regex(/^evt_[A-Za-z0-9]+$/), z.uuid()])
-      .describe('Event id; the same across retries, so use it to de-duplicate.'),
-    type: z.literal(type),
-    api_version: z.string().describe('API version the payload is rendered in, pinned per webhook.'),
-    created_at: IsoDateTime,
-    company_id: Id,
-    livemode: z.boolean().describe('false for sandbox companies.'),
-    data: z.object({
-      object,
-      previous_attributes: z
-        .record(z.string(), z.unknown())
-        .nullable()
-        .describe('For *.updated events, the changed fields’ old values; otherwise null.'),
-    }),
-  });
+// The envelope's fields, shared by the per-type schemas below and the feed's generic one.
+const envelopeShape = <K extends z.ZodType, O extends z.ZodType>(type: K, object: O) => ({
+  id: z
+    .union([z.string().regex(/^evt_[A-Za-z0-9]+$/), z.uuid()])
+    .describe('Event id; the same across retries, so use it to de-duplicate.'),
+  type,
+  api_version: z.string().describe('API version the payload is rendered in, pinned per webhook.'),
+  created_at: IsoDateTime,
+  company_id: Id,
+  livemode: z.boolean().describe('false for sandbox companies.'),
+  data: z.object({
+    object,
+    previous_attributes: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .describe('For *.updated events, the changed fields’ old values; otherwise null.'),
+  }),
+});
+
+const envelope = <T extends EventType, O extends z.ZodType>(type: T, object: O) => z.object(envelopeShape(z.literal(type), object));
+
+/**
+ * Any event with its object left open: what the events feed (listEvents) returns. The exact
+ * object schema of each type is `eventEnvelopeSchemaFor(type)`, published by listEventTypes.
+ */
+export const AnyEventEnvelope = z
+  .object(
+    envelopeShape(
+      EventType,
+      z.record(z.string(), z.unknown()).describe('The resource as the API returns it; its schema per event type is in the event-types catalogue.'),
+    ),
+  )
+  .describe('An emitted event, exactly as webhook deliveries carry it.');
+export type AnyEventEnvelope = z.infer<typeof AnyEventEnvelope>;
 
 // Extract: TS cannot see through an indexed access on a generic T that the result is a ZodType.
 type ObjectSchemaOf<T extends EventType> = Extract<(typeof CATALOG)[T]['object'], z.ZodType>;

@@ -1,4 +1,5 @@
 import type { Db } from '../../domain/db/client.ts';
+import type { OperationContext, Services } from '../../domain/kernel/context.ts';
 import { createApiKey } from '../../domain/apikeys/keys.ts';
 import { createCompany, createMembership, createUser } from '../../domain/users/admin.ts';
 import type { Scope } from '../../domain/kernel/scopes.ts';
@@ -53,3 +54,13 @@ export async function makeTenant(db: Db, scopes?: readonly Scope[]): Promise<Ten
   const { key, id } = await makeKey(db, userId, { ...(scopes && { scopes }) });
   return { userId, companyId, key, apiKeyId: id };
 }
+
+/** A context with no caller, as the dispatcher has: for calling domain verbs such as emitEvent directly. */
+export const systemContext = (services: Services): OperationContext => ({
+  services,
+  actor: null,
+  requestId: 'test',
+  db: services.database.prisma,
+  inTransaction: false,
+  dryRun: false,
+});

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
-import { makeTenant, type Tenant } from '../../helpers/factories.ts';
+import { makeTenant, systemContext, type Tenant } from '../../helpers/factories.ts';
+import { emitEvent } from '../../../domain/events/emit.ts';
+import { EVENT_CATALOG } from '../../../domain/kernel/events.ts';
 import { call } from '../../helpers/http.ts';
 import { dereference, discoveryApp, responseValidator, type Dereferenced } from '../../helpers/discovery.ts';
 import { registry } from '../../../registry/index.ts';
@@ -43,6 +45,11 @@ describe('registry examples', () => {
 type Fixture = (t: TestServices, params: Record<string, string>) => Promise<void>;
 const FIXTURES: Record<string, Fixture> = {
   // Only the dispatcher makes a delivery terminal; a retry is refused for live ones.
+  // Events come from writes; the feed's example is one catalogue event emitted in the tenant's company.
+  listEvents: async (t, params) => {
+    const object = { ...EVENT_CATALOG['journal_entry.committed'].example as object, company_id: params.companyId };
+    await emitEvent(systemContext(t.services), params.companyId!, 'journal_entry.committed', object, null);
+  },
   retryWebhookDelivery: async (t, params) => {
     await t.services.database.prisma.webhookDelivery.update({
       where: { id: params.id! },

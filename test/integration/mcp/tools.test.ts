@@ -119,7 +119,7 @@ describe.each(DB_TARGETS)('MCP tools/list: generated tools, selection and scope 
     expect(listed.some((name) => name.startsWith('webhooks.'))).toBe(false);
     const payrollOnly = await makeKey(db, tenant.userId, { scopes: ['payroll:read'] });
     // Only the public tools remain for a key whose one scope no operation needs on its own.
-    expect(await names(await connect({ key: payrollOnly.key }))).toEqual(['platform.get_health', 'discovery.list_capabilities', 'discovery.get_capability']);
+    expect(await names(await connect({ key: payrollOnly.key }))).toEqual(['platform.get_health', 'events.list_types', 'discovery.list_capabilities', 'discovery.get_capability']);
     // Hidden is not forbidden-by-omission: the call reaches invoke(), which answers with the scope.
     const hidden = await client.callTool({ name: 'companies.update', arguments: { companyId: tenant.companyId, name: 'x' } });
     expect(hidden.isError).toBe(true);

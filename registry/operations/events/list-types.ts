@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { EventTypeInfo, describeEventTypes, describedEventType } from '../../../domain/events/catalog.ts';
+import { defineOperation, READ_ONLY } from '../../define-operation.ts';
+
+export const listEventTypes = defineOperation({
+  id: 'listEventTypes',
+  group: 'events',
+  method: 'GET',
+  path: '/event-types',
+  summary: 'List event types',
+  description:
+    'Lists the 24 event types a webhook or the events feed can carry: per type its JSON Schema, an example event, the scopes that ' +
+    'receive it and whether it carries personal data. Public; needs no API key.',
+  auth: { public: true },
+  ...READ_ONLY,
+  database: 'none',
+  input: {},
+  output: z.object({ event_types: z.array(EventTypeInfo) }),
+  status: 200,
+  examples: { response: { event_types: [describedEventType('journal_entry.committed')] } },
+  surfaces: ['api', 'mcp', 'cli'],
+  handler: async () => ({ data: { event_types: describeEventTypes() } }),
+});
