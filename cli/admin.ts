@@ -5,7 +5,8 @@ import { createCompany, createMembership, createUser } from '../domain/users/adm
 import { SCOPES } from '../domain/kernel/scopes.ts';
 import { configFromEnvironment } from './load-config.ts';
 
-const USAGE = `Usage: npm run cli -- <command> [options]
+const USAGE = `Usage: npm run admin -- <command> [options]
+(Administration on the database. The API client is \`npx accounting\`.)
   user create --email <email> --name <name>
   company create --name <name> --org-number <number> [--entity-type <type>] [--live]
   membership create --user <userId> --company <companyId> [--role owner|admin|member]

@@ -5,7 +5,9 @@ import { ERROR_CATALOG, docsUrlFor } from '../registry/error-catalog.ts';
 import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER } from '../dispatcher/sign.ts';
 import type { Group } from '../registry/define-operation.ts';
 import { capabilityIdOf } from '../registry/capabilities.ts';
+import { CLI_EXIT_TEXT, CLI_NAME } from '../registry/cli-command.ts';
 import { errorExample, eventExample, requestBodyExample, responseExample } from './examples.ts';
+import { cliExample, curlExample } from './command-examples.ts';
 import { EVENTS_TAG, groupInfo, groupsInUse } from './groups.ts';
 import { describeType, objectProperties, resolveRef, toJsonSchema, type JsonSchema } from './json-schema.ts';
 import {
@@ -74,6 +76,17 @@ function renderIndex(operations: readonly DescribedOperation[]): string {
       `- **Errors**: \`{ "error": { "code", "message", "status", "request_id", "recovery_hint", "docs_url", "valid_alternatives" } }\`; see [Errors](${ERRORS_DOC}).`,
     ].join('\n'),
     [
+      '## Command-line client',
+      '',
+      `\`${CLI_NAME}\` (\`npx ${CLI_NAME} …\` in a clone, or after \`npm install -g .\`) calls this API over HTTP: one command per operation, \`${CLI_NAME} <group> <command> --flags\`, its flags and \`--help\` generated from the same schemas as this reference. Each operation below shows its command beside the curl request.`,
+      '',
+      '- **Connection**: `ACCOUNTING_API_URL` (default `http://localhost:3000`) and `ACCOUNTING_API_KEY`, or `--base-url` and `--api-key`; `ACCOUNTING_COMPANY_ID` fills `--company`.',
+      '- **Input**: one flag per path, query and body field (`event_type` → `--event-type`, `companyId` → `--company`); `--data @body.json` or `--data -` (stdin) for a whole body; `--dry-run`; `--idempotency-key` (made up and printed when an operation requires one).',
+      '- **Output**: a table or summary; `--json` prints exactly `data`; `--all` follows the cursor through every page; binary answers go to `--output <file>` or stdout.',
+      `- **Errors**: the message, recovery hint and docs URL on stderr. ${CLI_EXIT_TEXT}`,
+      `- **Webhooks locally**: \`${CLI_NAME} listen --forward-to http://localhost:8080/hook\` follows the events feed and POSTs each new event to your receiver, signed exactly as deliveries are, with a secret it prints at start.`,
+    ].join('\n'),
+    [
       '## Pages',
       '',
       ...groups.map((group) => `- [${groupInfo(group).title}](${groupDocFile(group)}): ${groupInfo(group).description}`),
@@ -122,6 +135,12 @@ function renderOperation(op: DescribedOperation): string {
       ],
     ),
   ];
+  const cli = cliExample(op);
+  blocks.push(
+    '### Try it',
+    `\`\`\`sh\n${curlExample(op, '$ACCOUNTING_API_URL/api/v1', '$ACCOUNTING_API_KEY')}\n\`\`\``,
+    ...(cli ? ['With the [command-line client](index.md#command-line-client) (same environment variables):', `\`\`\`sh\n${cli}\n\`\`\``] : []),
+  );
   const parameters = parameterRows(op);
   if (parameters.length > 0) blocks.push('### Parameters', table(['Name', 'In', 'Required', 'Type', 'Description'], parameters));
 

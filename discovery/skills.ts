@@ -4,7 +4,7 @@ import { ERROR_CATALOG } from '../registry/error-catalog.ts';
 import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER } from '../dispatcher/sign.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../domain/kernel/pagination.ts';
 import type { Group } from '../registry/define-operation.ts';
-import { requestBodyExample } from './examples.ts';
+import { curlExample } from './command-examples.ts';
 import { groupInfo, groupsInUse } from './groups.ts';
 import { describeType, objectProperties, resolveRef, toJsonSchema } from './json-schema.ts';
 import { DISCOVERY_PATHS } from './discovery-paths.ts';
@@ -123,20 +123,6 @@ function bodyFieldLines(op: DescribedOperation): string[] {
     const description = typeof schema.description === 'string' ? `: ${schema.description}` : '';
     return `- \`${name}\` (${describeType(schema)}${required ? ', required' : ''})${description}`;
   });
-}
-
-/** A runnable request with the registry's example values; `$API_KEY` stays a variable. */
-function curlExample(op: DescribedOperation, api: string): string {
-  const params = (op.examples.params ?? {}) as Record<string, unknown>;
-  const query = (op.examples.query ?? {}) as Record<string, unknown>;
-  const path = fullPath(op).replace(/^\/api\/v1/, '').replace(/\{(\w+)\}/g, (_match, name: string) => encodeURIComponent(String(params[name] ?? `<${name}>`)));
-  const search = new URLSearchParams(Object.entries(query).map(([key, value]) => [key, String(value)])).toString();
-  const parts = [`curl -s -X ${op.method} "${api}${path}${search ? `?${search}` : ''}"`];
-  if (!isPublic(op)) parts.push('-H "Authorization: Bearer $API_KEY"');
-  if (op.idempotencyKey !== 'none') parts.push('-H "Idempotency-Key: $(uuidgen)"');
-  const body = requestBodyExample(op);
-  if (body !== undefined) parts.push('-H "Content-Type: application/json"', `-d '${JSON.stringify(body).replace(/'/g, "'\\''")}'`);
-  return parts.join(' \\\n  ');
 }
 
 const PAGINATION = [

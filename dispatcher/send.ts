@@ -8,18 +8,14 @@ import { request } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import { checkWebhookUrl, type Resolver } from '../domain/webhooks/url-safety.ts';
 import type { AttemptResult } from './outcome.ts';
-import { SIGNATURE_HEADER, signPayload } from './sign.ts';
+import { DEFAULT_USER_AGENT, deliveryHeaders } from './delivery-headers.ts';
 import { createTransport } from './transport.ts';
 
 /** Spec "Limits": outbound request timeout. */
 export const REQUEST_TIMEOUT_MS = 10_000;
 /** Spec "Limits": the dispatcher keeps this many bytes of the response body. */
 export const MAX_STORED_RESPONSE_BYTES = 4096;
-export const DEFAULT_USER_AGENT = 'AccountingWebhooks/1.0';
-
-export const EVENT_ID_HEADER = 'X-Service-Event-Id';
-export const EVENT_TYPE_HEADER = 'X-Service-Event-Type';
-export const DELIVERY_ID_HEADER = 'X-Service-Delivery-Id';
+export { DEFAULT_USER_AGENT, DELIVERY_ID_HEADER, EVENT_ID_HEADER, EVENT_TYPE_HEADER } from './delivery-headers.ts';
 
 export interface SendRequest {
   deliveryId: string;
@@ -206,15 +202,15 @@ export function createSender(options: SenderOptions): Sender {
       const address = check.addresses[0]!;
       const agent = transport.agentFor(check.url.origin, address);
 
-      const eventId = eventIdFor(req);
-      const headers: Record<string, string> = {
-        'content-type': 'application/json',
-        'user-agent': userAgent,
-        [SIGNATURE_HEADER]: signPayload(req.secret, req.body, Math.floor(startedAt.getTime() / 1000)),
-        [EVENT_TYPE_HEADER]: req.eventType,
-        [DELIVERY_ID_HEADER]: req.deliveryId,
-        ...(eventId !== null && { [EVENT_ID_HEADER]: eventId }),
-      };
+      const headers = deliveryHeaders({
+        secret: req.secret,
+        body: req.body,
+        eventType: req.eventType,
+        deliveryId: req.deliveryId,
+        eventId: eventIdFor(req),
+        timestampSeconds: Math.floor(startedAt.getTime() / 1000),
+        userAgent,
+      });
 
       // origin + path only: URL userinfo is never forwarded. undici's request() does not
       // follow redirects (undici 7 has no maxRedirections here), so a 3xx is the answer.

@@ -1,4 +1,5 @@
 import { API_PREFIX } from './api-prefix.ts';
+import { cliCommandLine, hasCliSurface } from './cli-command.ts';
 import { isTenantScoped, isWrite, type Group, type Operation, type Risk, type SideEffect, type Surface } from './define-operation.ts';
 import { OWNER_PRODUCT, SURFACES, type CapabilityRecord, type LocalCapabilities } from '../domain/capabilities/record.ts';
 
@@ -50,7 +51,7 @@ export function capabilityRecord(op: Omit<Operation, 'handler'>): CapabilityReco
     requiresAudit: isWrite(op),
     docsPath: `/capabilities/${capabilityId}`,
     apiEndpointRefs: [`${op.method} ${API_PREFIX}${op.path}`],
-    cliCommandRefs: [],
+    cliCommandRefs: hasCliSurface(op) ? [cliCommandLine(op)] : [],
     mcpToolRefs: [],
   };
 }

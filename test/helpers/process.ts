@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
@@ -17,9 +17,33 @@ export interface RunningProcess {
 
 /** Starts one of our entry points (cli/*.ts) as a real process with the given environment. */
 export function startEntry(entry: string, env: Record<string, string>, args: string[] = []): RunningProcess {
-  const child = spawn(TSX, [join(ROOT, entry), ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+  return startProcess(TSX, [join(ROOT, entry), ...args], { PATH: process.env.PATH ?? '', ...env });
+}
+
+/** The directory of the node binary running the tests: the only thing the CLI may find on PATH. */
+const NODE_ONLY_PATH = [dirname(process.execPath), '/usr/bin', '/bin'].join(':');
+
+/**
+ * Starts the `accounting` executable (package.json "bin") as a user would, with node alone on
+ * PATH: no node_modules/.bin, so nothing from the devDependencies can be what makes it work.
+ */
+export function startCli(args: string[], env: Record<string, string>, cwd = ROOT): RunningProcess {
+  return startProcess(process.execPath, [join(ROOT, 'bin', 'accounting.mjs'), ...args], { PATH: NODE_ONLY_PATH, ...env }, cwd);
+}
+
+/** Runs the CLI to its end: exit code and both streams. */
+export async function runCli(args: string[], env: Record<string, string>, stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const proc = startCli(args, env);
+  proc.child.stdin!.end(stdin ?? '');
+  // 'close', not 'exit': the streams are read to their end before the result is used.
+  const [code] = (await once(proc.child, 'close')) as [number];
+  return { code, stdout: proc.stdout(), stderr: proc.stderr() };
+}
+
+function startProcess(command: string, args: string[], env: Record<string, string>, cwd = ROOT): RunningProcess {
+  const child = spawn(command, args, {
+    cwd,
+    env: { HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';

@@ -19,6 +19,6 @@ export const listCompaniesRecord: z.input<typeof CapabilityRecord> = {
   requiresAudit: false,
   docsPath: '/capabilities/accounting.list_companies',
   apiEndpointRefs: ['GET /api/v1/companies'],
-  cliCommandRefs: [],
+  cliCommandRefs: ['accounting companies list'],
   mcpToolRefs: [],
 };

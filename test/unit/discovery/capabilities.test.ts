@@ -33,7 +33,7 @@ describe('capability records', () => {
       requiresAudit: true,
       docsPath: '/capabilities/accounting.update_company',
       apiEndpointRefs: ['PATCH /api/v1/companies/{companyId}'],
-      cliCommandRefs: [],
+      cliCommandRefs: ['accounting companies update'],
       mcpToolRefs: [],
     });
   });
@@ -52,6 +52,8 @@ describe('capability records', () => {
     expect(deleting.sideEffects).toEqual(['update', 'emits_event']);
     expect(deleting.rollbackSupport).toBe('none');
     expect(deleting.surfaces).toEqual(['api', 'mcp']);
+    // No cli surface, no command to list.
+    expect(deleting.cliCommandRefs).toEqual([]);
     const reading = variant({ method: 'GET', sideEffects: ['none'], path: '/companies' });
     expect(reading.requiresAudit).toBe(false);
     expect(reading.tenantScoped).toBe(false);
