@@ -2,6 +2,17 @@ import { buildRegistry } from './build-registry.ts';
 import { getHealth } from './operations/platform/health.ts';
 import { listCompanies } from './operations/companies/list.ts';
 import { updateCompany } from './operations/companies/update.ts';
+import { getCompany } from './operations/companies/get.ts';
+import { createAccount, listAccounts, updateAccount } from './operations/ledger/accounts.ts';
+import { createFiscalYear, listFiscalYears, listPeriods, lockPeriod, unlockPeriod } from './operations/ledger/fiscal-years.ts';
+import {
+  commitJournalEntry,
+  createJournalEntry,
+  deleteJournalEntry,
+  getJournalEntry,
+  listJournalEntries,
+  reverseJournalEntry,
+} from './operations/ledger/journal-entries.ts';
 import { listEvents } from './operations/events/list.ts';
 import { getEvent } from './operations/events/get.ts';
 import { listEventTypes } from './operations/events/list-types.ts';
@@ -23,7 +34,22 @@ import { getCapability } from './operations/discovery/get-capability.ts';
 export const registry = buildRegistry([
   getHealth,
   listCompanies,
+  getCompany,
   updateCompany,
+  listAccounts,
+  createAccount,
+  updateAccount,
+  listFiscalYears,
+  createFiscalYear,
+  listPeriods,
+  lockPeriod,
+  unlockPeriod,
+  createJournalEntry,
+  listJournalEntries,
+  getJournalEntry,
+  commitJournalEntry,
+  reverseJournalEntry,
+  deleteJournalEntry,
   listEvents,
   getEvent,
   listEventTypes,

@@ -37,6 +37,8 @@ export interface InvocationMeta {
   pagination?: PaginationMeta;
   audit?: AuditMeta;
   dry_run?: true;
+  /** On a dry run: the event types the write would have emitted. */
+  would_emit?: string[];
 }
 
 export interface InvocationResult {
@@ -95,6 +97,7 @@ async function invokeUnlogged(inv: Invocation): Promise<InvocationResult> {
     db: services.database.prisma,
     inTransaction: false,
     dryRun: inv.dryRun ?? false,
+    emitted: [],
   };
 
   if (!isPublic(op)) {
@@ -181,7 +184,10 @@ async function run(
         target: auditTarget(op, input, handled.data),
         details: inv.dryRun ? { dry_run: true } : {},
       });
-      const result = finish(op, handled, { audit, ...(inv.dryRun && { dry_run: true as const }) });
+      const result = finish(op, handled, {
+        audit,
+        ...(inv.dryRun && { dry_run: true as const, would_emit: [...(ctx.emitted ?? [])] }),
+      });
       if (inv.dryRun) throw new DryRunRollback(result);
       await beforeCommit?.(tx, result);
       return result;
