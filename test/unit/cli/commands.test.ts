@@ -50,7 +50,8 @@ describe('CLI commands generated from the registry', () => {
     for (const spec of table.commands) {
       const fields = (['params', 'query', 'body'] as const).flatMap((part) => {
         const schema = spec.op.input[part];
-        return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+        // Through JSON Schema, so wrapped objects (an optional body with a default) count too.
+        return schema ? Object.keys((z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { properties?: object }).properties ?? {}) : [];
       });
       expect(spec.flags.map((flag) => flag.field).sort(), spec.op.id).toEqual(fields.sort());
     }
