@@ -76,6 +76,8 @@ export async function main(argv: readonly string[], io: MainIo, operations: read
 }
 
 async function dispatch(table: CommandTable, argv: readonly string[], io: MainIo): Promise<number> {
+  // `accounting help webhooks create` is `accounting webhooks create --help`.
+  if (argv[0] === 'help' && argv.length > 1) return dispatch(table, [...argv.slice(1), '--help'], io);
   const [group, name] = commandWords(argv);
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
   if (group === undefined || (group === 'help' && name === undefined)) {
