@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -145,6 +145,15 @@ describe.each(DB_TARGETS)('accounting CLI against a running server (%s)', (targe
     expect(replay.stderr).toContain('Replayed');
     const listed = JSON.parse((await runCli(['webhooks', 'list', '--company', companyId, '--json'], env)).stdout);
     expect(listed.webhooks.map((w: { id: string }) => w.id)).toEqual([webhook.id]);
+
+    // A whole body from stdin, and from a file with a flag overriding one of its fields.
+    const fromStdin = await runCli(['webhooks', 'update', '--company', companyId, '--id', webhook.id, '--data', '-', '--json'], env, '{"name":"from stdin"}');
+    expect(fromStdin.code, fromStdin.stderr).toBe(0);
+    expect(JSON.parse(fromStdin.stdout).name).toBe('from stdin');
+    const bodyFile = join(mkdtempSync(join(tmpdir(), 'acct-cli-body-')), 'body.json');
+    writeFileSync(bodyFile, JSON.stringify({ name: 'from file', description: 'kept' }));
+    const fromFile = await runCli(['webhooks', 'update', '--company', companyId, '--id', webhook.id, '--data', `@${bodyFile}`, '--name', 'flag wins', '--json'], env);
+    expect(JSON.parse(fromFile.stdout)).toMatchObject({ name: 'flag wins', description: 'kept' });
 
     // A dry run validates and writes nothing.
     const dry = await runCli(
