@@ -3,16 +3,11 @@ import type { Services } from '../domain/kernel/context.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
 import type { Registry } from '../registry/build-registry.ts';
 import { mountOperation, toHonoPath } from './mount-operation.ts';
-import { errorResponse } from './error-response.ts';
+import { errorResponse } from '../registry/http/error-response.ts';
 import { requestId } from './request-id.ts';
-import { securityHeaders } from './security-headers.ts';
-import type { AppEnv } from './types.ts';
+import { securityHeaders } from '../registry/http/security-headers.ts';
+import type { AppEnv, RouteModule } from '../registry/http/app-env.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
-
-export { API_PREFIX };
-
-/** Extra routes a caller (the server, tests) mounts beside the registry's: discovery, MCP, cron. */
-export type RouteModule = (app: Hono<AppEnv>, services: Services) => void;
 
 /** Builds the HTTP app: every registry operation under /api/v1, plus the given modules. */
 export function createApp(services: Services, registry: Registry, modules: readonly RouteModule[] = []): Hono<AppEnv> {

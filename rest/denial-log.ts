@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { DomainError } from '../domain/kernel/errors.ts';
 import type { Services } from '../domain/kernel/context.ts';
 import { formatTruncated, truncateAddress } from '../domain/kernel/client-address.ts';
-import type { AppEnv } from './types.ts';
+import type { AppEnv } from '../registry/http/app-env.ts';
 
 export type DenialReason = 'missing_token' | 'invalid_token' | 'insufficient_scope' | 'membership' | 'validation';
 

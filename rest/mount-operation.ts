@@ -6,11 +6,11 @@ import { invoke } from '../registry/invoke.ts';
 import { isPublic, type Operation } from '../registry/define-operation.ts';
 import { attributePublic, authenticate } from './auth.ts';
 import { logDenial } from './denial-log.ts';
-import { envelope } from './envelope.ts';
-import { errorResponse } from './error-response.ts';
+import { envelope } from '../registry/http/envelope.ts';
+import { errorResponse } from '../registry/http/error-response.ts';
 import { readJsonBody } from './read-body.ts';
-import { securityHeaders } from './security-headers.ts';
-import type { AppEnv } from './types.ts';
+import { securityHeaders } from '../registry/http/security-headers.ts';
+import type { AppEnv } from '../registry/http/app-env.ts';
 
 /** `/companies/{companyId}` → `/companies/:companyId` */
 export const toHonoPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');

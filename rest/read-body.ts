@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { DomainError } from '../domain/kernel/errors.ts';
-import type { AppEnv } from './types.ts';
+import type { AppEnv } from '../registry/http/app-env.ts';
 
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 
