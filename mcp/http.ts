@@ -10,6 +10,7 @@ import { logMcpDenial, type DenialFacts, type McpDenialReason } from './denial-l
 import { SECURITY_HEADERS } from '../registry/http/security-headers.ts';
 import { errorResponse } from '../registry/http/error-response.ts';
 import { readBearer } from '../registry/http/bearer.ts';
+import { loggedHeader } from '../registry/http/logged-header.ts';
 import { MAX_BODY_BYTES } from '../registry/http/body-limit.ts';
 import { hostPolicy } from './dns-rebinding.ts';
 import { ToolIndex } from './tools.ts';
@@ -45,7 +46,7 @@ export const mountMcp: RouteModule = (app, services) => {
     const facts = (apiKeyId: string | null): DenialFacts => ({
       requestId: c.get('requestId'),
       address: c.env?.incoming?.socket?.remoteAddress,
-      userAgent: c.req.header('user-agent') ?? null,
+      userAgent: loggedHeader(c.req.header('user-agent')),
       apiKeyId,
       transport: 'http',
     });

@@ -11,10 +11,11 @@ import { API_PREFIX } from '../registry/api-prefix.ts';
 
 /** Builds the HTTP app: every registry operation under /api/v1, plus the given modules. */
 export function createApp(services: Services, registry: Registry, modules: readonly RouteModule[] = []): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+  // strict: false: `/companies/` is the same route as `/companies`, never a 405 contradicting its Allow.
+  const app = new Hono<AppEnv>({ strict: false });
   app.use('*', requestId);
 
-  const api = new Hono<AppEnv>();
+  const api = new Hono<AppEnv>({ strict: false });
   for (const op of registry.operations) mountOperation(api, services, op);
   app.route(API_PREFIX, api);
   for (const mount of modules) mount(app, services);
@@ -29,7 +30,7 @@ export function createApp(services: Services, registry: Registry, modules: reado
         c.header('Allow', allowed.join(', '));
         return errorResponse(c, new DomainError('METHOD_NOT_ALLOWED', { message: `Use ${allowed.join(' or ')} on this path.` }));
       }
-      return errorResponse(c, new DomainError('NOT_FOUND', { message: 'No such route. See /api/v1/openapi.json.' }));
+      return errorResponse(c, new DomainError('NOT_FOUND', { message: `No such route. See ${API_PREFIX}/openapi.json.` }));
     });
   });
 

@@ -15,6 +15,11 @@ import type { AppEnv } from '../registry/http/app-env.ts';
 /** `/companies/{companyId}` → `/companies/:companyId` */
 export const toHonoPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
 
+/** Query parameters as sent: a repeated name keeps every value, so the schema refuses it rather than one being picked. */
+function queryOf(c: Context<AppEnv>): Record<string, string | string[]> {
+  return Object.fromEntries(Object.entries(c.req.queries()).map(([name, values]) => [name, values.length === 1 ? (values[0] as string) : values]));
+}
+
 /** Turns one registry entry into a Hono route running the shared pipeline. */
 export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operation): void {
   const handler = async (c: Context<AppEnv>): Promise<Response> => {
@@ -34,18 +39,14 @@ export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operat
       }
       c.set('principal', principal);
 
-      const query = c.req.query();
-      const dryRun = query.dry_run === 'true';
-      delete query.dry_run;
       const result = await invoke({
         services,
         op,
         actor: principal,
         requestId: c.get('requestId'),
-        raw: { params: c.req.param() as Record<string, string>, query },
+        raw: { params: c.req.param() as Record<string, string>, query: queryOf(c) },
         loadBody: () => readJsonBody(c),
         idempotencyKey: c.req.header('idempotency-key'),
-        dryRun,
         onDenial: (kind, error) => logDenial(services, c, kind, error),
       });
       if (result.replayed) c.header('Idempotent-Replayed', 'true');

@@ -104,7 +104,9 @@ describe.each(DB_TARGETS)('webhook endpoints (%s)', (target) => {
     it('supports ?dry_run=true: validates, creates nothing, shows no real secret', async () => {
       const before = await t.services.database.prisma.webhook.count();
       const dry = await as(tenant.key).post(`/companies/${tenant.companyId}/webhooks?dry_run=true`, validBody());
-      expect(dry.status).toBe(201);
+      // 200, not 201: nothing was created (DESIGN.md §6).
+      expect(dry.status).toBe(200);
+      expect(dry.body.meta).not.toHaveProperty('audit');
       expect(dry.body.meta.dry_run).toBe(true);
       expect(dry.body.data.secret).toBe('0'.repeat(64));
       expect(await t.services.database.prisma.webhook.count()).toBe(before);
