@@ -321,7 +321,7 @@ const companyIdOf = (data: unknown): string | null => {
 };
 
 /** JSON with sorted keys, so the same request in another key order has the same fingerprint. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)

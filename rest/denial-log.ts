@@ -23,7 +23,7 @@ export function logDenial(services: Services, c: Context<AppEnv>, reason: Denial
       path: c.req.path,
       client: formatTruncated(truncateAddress(address)),
       user_agent: loggedHeader(c.req.header('user-agent')),
-      api_key_id: c.get('principal')?.apiKeyId ?? null,
+      api_key_id: c.get('principal')?.apiKeyId ?? c.get('attributedApiKeyId') ?? null,
     },
     'request denied',
   );

@@ -26,7 +26,8 @@ export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operat
     try {
       let principal = null;
       if (isPublic(op)) {
-        await attributePublic(services, c);
+        // Attribution only: the key id goes into this request's log lines, never into authority.
+        c.set('attributedApiKeyId', (await attributePublic(services, c))?.apiKeyId ?? null);
       } else {
         const auth = await authenticate(services, c);
         if (!auth.ok) {

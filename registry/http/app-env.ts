@@ -11,6 +11,8 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     principal: Principal | null;
+    /** On public routes: the key an optional bearer token named, for log lines only (spec Endpoints 8). */
+    attributedApiKeyId?: string | null;
   };
 }
 

@@ -21,6 +21,8 @@ export const createWebhook = defineOperation({
   idempotencyKey: 'required',
   sideEffects: ['create'],
   auditTarget: 'webhook',
+  // payroll:read for salary_run.* and agi.*; an unsafe URL or the per-company limit.
+  errors: ['INSUFFICIENT_SCOPE', 'VALIDATION_ERROR'],
   input: { params: CompanyParams, body: CreateWebhookBody },
   output: CreatedWebhook,
   status: 201,
@@ -34,6 +36,6 @@ export const createWebhook = defineOperation({
     },
     response: createdWebhookExample,
   },
-  surfaces: ['api', 'mcp', 'cli'],
+  surfaces: ['api', 'mcp'],
   handler: async (ctx, { params, body }) => ({ data: await create(ctx, params.companyId, body) }),
 });

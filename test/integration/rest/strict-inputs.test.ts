@@ -156,7 +156,7 @@ describe.each(DB_TARGETS)('strict inputs (%s)', (target) => {
       const path = fullPath(op).replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(params[name] ?? ''));
       const options = {
         ...(isPublic(op) ? {} : { key: tenant.key }),
-        headers: op.idempotencyKey === 'none' ? {} : { 'idempotency-key': randomUUID() },
+        headers: (op.idempotencyKey === 'none' ? {} : { 'idempotency-key': randomUUID() }) as Record<string, string>,
       };
       const withQuery = await call(app, op.method, `${path}?zz_unknown=1`, { ...options, ...(op.examples.body !== undefined && { body: op.examples.body }) });
       expect(withQuery.status, withQuery.text).toBe(400);
