@@ -43,6 +43,8 @@ export const ConfigSchema = z.object({
   DISPATCHER_TIMER: booleanFlag(true),
   /** PEM file of extra CAs trusted for webhook receivers, on top of the default store. */
   WEBHOOK_CA_FILE: optionalString,
+  /** How long a stopping server waits for in-flight requests and sends before closing them. */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
   /** Deliveries claimed per worker round (1-1000). */
   WORKER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
   SEED_DEMO: booleanFlag(false),

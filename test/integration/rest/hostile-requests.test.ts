@@ -1,4 +1,4 @@
-import { request as httpRequest, type Server } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
 import { makeTenant, type Tenant } from '../../helpers/factories.ts';
@@ -96,8 +96,7 @@ describe.each(DB_TARGETS)('hostile requests (%s)', (target) => {
         expect(answer.status).toBe(413);
         expect(JSON.parse(answer.body).error.code).toBe('PAYLOAD_TOO_LARGE');
       } finally {
-        // listen() serves HTTP/1.1 here: a node:http Server.
-        (server as Server).closeAllConnections();
+        server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
       }
     });
