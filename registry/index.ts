@@ -2,6 +2,17 @@ import { buildRegistry } from './build-registry.ts';
 import { getHealth } from './operations/platform/health.ts';
 import { listCompanies } from './operations/companies/list.ts';
 import { updateCompany } from './operations/companies/update.ts';
+import { getCompany } from './operations/companies/get.ts';
+import { createAccount, listAccounts, updateAccount } from './operations/ledger/accounts.ts';
+import { createFiscalYear, listFiscalYears, listPeriods, lockPeriod, unlockPeriod } from './operations/ledger/fiscal-years.ts';
+import {
+  commitJournalEntry,
+  createJournalEntry,
+  deleteJournalEntry,
+  getJournalEntry,
+  listJournalEntries,
+  reverseJournalEntry,
+} from './operations/ledger/journal-entries.ts';
 import { listWebhooks } from './operations/webhooks/list.ts';
 import { createWebhook } from './operations/webhooks/create.ts';
 import { getWebhook } from './operations/webhooks/get.ts';
@@ -20,7 +31,22 @@ import { getCapability } from './operations/discovery/get-capability.ts';
 export const registry = buildRegistry([
   getHealth,
   listCompanies,
+  getCompany,
   updateCompany,
+  listAccounts,
+  createAccount,
+  updateAccount,
+  listFiscalYears,
+  createFiscalYear,
+  listPeriods,
+  lockPeriod,
+  unlockPeriod,
+  createJournalEntry,
+  listJournalEntries,
+  getJournalEntry,
+  commitJournalEntry,
+  reverseJournalEntry,
+  deleteJournalEntry,
   listWebhooks,
   createWebhook,
   getWebhook,

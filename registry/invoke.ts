@@ -48,6 +48,8 @@ export interface InvocationMeta {
   pagination?: PaginationMeta;
   audit?: AuditMeta;
   dry_run?: true;
+  /** On a dry run: the event types the write would have emitted. */
+  would_emit?: string[];
 }
 
 export interface InvocationResult {
@@ -106,6 +108,7 @@ async function invokeUnlogged(inv: Invocation): Promise<InvocationResult> {
     db: services.database.prisma,
     inTransaction: false,
     dryRun: false,
+    emitted: [],
   };
 
   if (!isPublic(op)) {
@@ -185,7 +188,7 @@ async function run(
       if (ctx.dryRun) {
         // Nothing was written, so there is no audit entry to point at, and nothing was created:
         // a dry run answers 200 (DESIGN.md §6) whatever the real call would answer.
-        throw new DryRunRollback({ ...finish(op, handled, { dry_run: true }), status: 200 });
+        throw new DryRunRollback({ ...finish(op, handled, { dry_run: true, would_emit: [...(tx.emitted ?? [])] }), status: 200 });
       }
       const audit = await appendAudit(tx, {
         action: op.id,

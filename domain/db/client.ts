@@ -10,6 +10,8 @@ import { PrismaClient, type Prisma } from './generated/client.ts';
 /** A client that can run queries: the root client or an open interactive transaction. */
 export type Db = PrismaClient | Prisma.TransactionClient;
 export type { Prisma };
+/** Tagged SQL fragments for composing parameterised raw queries (values are always bound, never spliced). */
+export { Prisma as PrismaSql } from './generated/client.ts';
 
 /**
  * The service's database handles. `prisma` is the privileged identity used by authenticated

@@ -21,3 +21,10 @@ export function sqlState(error: unknown): string | null {
 }
 
 export const CHECK_VIOLATION = '23514';
+export const UNIQUE_VIOLATION = '23505';
+
+/** A unique constraint refused the write (Prisma reports it as P2002, the drivers as 23505). */
+export const isUniqueViolation = (error: unknown): boolean => {
+  const state = sqlState(error);
+  return state === UNIQUE_VIOLATION || state === 'P2002';
+};

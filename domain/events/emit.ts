@@ -40,6 +40,7 @@ export async function emitEvent(
         FROM webhooks w
        WHERE w.company_id = ${companyId}::uuid AND w.event_type = ${type} AND w.disabled_at IS NULL`;
     if (deliveries > 0) await tx.db.$executeRaw`SELECT pg_notify(${DELIVERY_CHANNEL}, '')`;
+    ctx.emitted?.push(type);
     return { eventId, deliveries };
   });
 }

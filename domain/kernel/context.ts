@@ -44,6 +44,8 @@ export interface OperationContext {
   inTransaction: boolean;
   /** Dry runs do every check and write, then roll back (DESIGN.md §6 "dry run"). */
   dryRun: boolean;
+  /** Event types emitted by this invocation, in order; a dry run reports them as would-be events. */
+  emitted?: string[];
 }
 
 /** Runs `fn` in a transaction, reusing one that is already open so writes and events commit together. */

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { Company } from '../companies/schemas.ts';
+import { Account, FiscalYear, JournalEntry, Period } from '../ledger/schemas.ts';
+import { COMPANY_ID, ENTRY_ID, FISCAL_YEAR_ID, accountExample, journalEntryExample, periodExample } from '../ledger/examples.ts';
 import type { Scope } from './scopes.ts';
 
 /**
@@ -44,49 +46,11 @@ const CompanyObject = Company.pick({
   updated_at: true,
 });
 
-const AccountObject = z.object({
-  ...owned,
-  number: z
-    .string()
-    .regex(/^\d{4}$/)
-    .describe('BAS chart-of-accounts number, four digits, e.g. "1930" (business bank account).'),
-  name: z.string(),
-  type: z.enum(['asset', 'liability', 'equity', 'revenue', 'expense']),
-  active: z.boolean().describe('Inactive accounts stay in history but accept no new postings.'),
-});
-
-const JournalLine = z.object({
-  account_number: AccountObject.shape.number,
-  debit_minor: MinorNonNegative,
-  credit_minor: MinorNonNegative,
-  description: z.string().optional(),
-});
-
-const JournalEntryObject = z.object({
-  ...owned,
-  series: z.string().describe('Voucher series (verifikationsserie), e.g. "A".'),
-  number: z.number().int().positive().describe('Sequential voucher number within the series.'),
-  date: IsoDate.describe('Accounting date of the entry.'),
-  description: z.string(),
-  status: z.enum(['draft', 'committed', 'reversed']),
-  lines: z.array(JournalLine).min(1),
-  currency: Currency,
-  reversed_by_id: Id.optional().describe('The entry that reversed this one; present once status is reversed.'),
-});
-
-const PeriodObject = z.object({
-  ...owned,
-  start_date: IsoDate,
-  end_date: IsoDate.describe('Inclusive.'),
-  status: z.enum(['open', 'locked']).describe('Locked periods accept no new or changed entries.'),
-});
-
-const FiscalYearObject = z.object({
-  ...owned,
-  start_date: IsoDate,
-  end_date: IsoDate.describe('Inclusive.'),
-  closed_at: IsoDateTime,
-});
+// The books' objects are the API's own output schemas (DESIGN.md §14): one shape for REST and webhooks.
+const AccountObject = Account;
+const JournalEntryObject = JournalEntry;
+const PeriodObject = Period;
+const FiscalYearObject = FiscalYear;
 
 const DocumentObject = z.object({
   ...owned,
@@ -162,8 +126,6 @@ const WebhookDisabledObject = z.object({
 // Example objects. One base per family; each event type overrides only what differs.
 // ---------------------------------------------------------------------------------------------
 
-const COMPANY_ID = '8b0f6c2e-4d1a-4e3b-9f7c-2a5d8e1b6c40';
-const ENTRY_ID = '1c7e3a90-5b2d-4f8e-a6c1-9d4b7e2f0a35';
 
 const companyExample: z.input<typeof CompanyObject> = {
   id: COMPANY_ID,
@@ -172,39 +134,6 @@ const companyExample: z.input<typeof CompanyObject> = {
   entity_type: 'aktiebolag',
   livemode: true,
   updated_at: '2026-11-14T09:12:03.000Z',
-};
-
-const accountExample: z.input<typeof AccountObject> = {
-  id: '4a9d2f61-7c3e-4b85-8e0a-6f1c3d9b2e74',
-  company_id: COMPANY_ID,
-  number: '1930',
-  name: 'Företagskonto',
-  type: 'asset',
-  active: true,
-};
-
-const journalEntryExample: z.input<typeof JournalEntryObject> = {
-  id: ENTRY_ID,
-  company_id: COMPANY_ID,
-  series: 'A',
-  number: 142,
-  date: '2026-11-12',
-  description: 'Kontorsmaterial, Clas Ohlson',
-  status: 'committed',
-  lines: [
-    { account_number: '6110', debit_minor: 40_000, credit_minor: 0, description: 'Kontorsmaterial' },
-    { account_number: '2641', debit_minor: 10_000, credit_minor: 0 },
-    { account_number: '1930', debit_minor: 0, credit_minor: 50_000 },
-  ],
-  currency: 'SEK',
-};
-
-const periodExample: z.input<typeof PeriodObject> = {
-  id: '6e2b8d14-3f9a-4c07-b5e1-0a7d4c9f3b28',
-  company_id: COMPANY_ID,
-  start_date: '2026-10-01',
-  end_date: '2026-10-31',
-  status: 'locked',
 };
 
 const documentExample: z.input<typeof DocumentObject> = {
@@ -335,13 +264,18 @@ const PLATFORM = 'platform';
 const CATALOG = {
   'company.updated': entry(LEDGER, 'A company’s name, legal form or other details changed.', CompanyObject, companyExample),
   'account.created': entry(LEDGER, 'An account was added to the chart of accounts.', AccountObject, accountExample),
-  'account.updated': entry(LEDGER, 'An account was renamed, retyped, activated or deactivated.', AccountObject, {
+  'account.updated': entry(LEDGER, 'An account was renamed, activated, deactivated or given another VAT code.', AccountObject, {
     ...accountExample,
     name: 'Företagskonto Handelsbanken',
   }),
   'journal_entry.created': entry(LEDGER, 'A journal entry was created as a draft.', JournalEntryObject, {
     ...journalEntryExample,
     status: 'draft',
+    number: null,
+    voucher: null,
+    fiscal_year_id: null,
+    period_id: null,
+    committed_at: null,
   }),
   'journal_entry.committed': entry(
     LEDGER,
@@ -358,13 +292,16 @@ const CATALOG = {
   'period.unlocked': entry(PERIODS, 'A locked accounting period was reopened for changes.', PeriodObject, {
     ...periodExample,
     status: 'open',
+    locked_at: null,
   }),
   'fiscal_year.closed': entry(PERIODS, 'A fiscal year was closed and its balances carried forward.', FiscalYearObject, {
-    id: 'c4a1e8f3-2b7d-4960-8a3c-6d9f1b5e2c74',
+    id: FISCAL_YEAR_ID,
     company_id: COMPANY_ID,
     start_date: '2025-01-01',
     end_date: '2025-12-31',
+    status: 'closed',
     closed_at: '2026-11-10T15:42:18.000Z',
+    created_at: '2025-01-02T08:00:00.000Z',
   }),
   'document.uploaded': entry(DOCUMENTS, 'A document such as a receipt or invoice was uploaded.', DocumentObject, documentExample),
   'document.attached': entry(DOCUMENTS, 'A document was attached to a journal entry as supporting evidence.', DocumentObject, {

@@ -82,3 +82,25 @@ export function decodeCursor(list: string, cursor: string | undefined): KeysetPo
 /** SQL expression printing a timestamptz with all six fractional digits, in UTC. */
 export const keysetTimestampSql = (column: string): string =>
   `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/**
+ * A cursor over any keyset (e.g. date, created_at, id): the list name plus the sort key's values,
+ * validated by the list's own schema on the way back in. Anything that fails — wrong list,
+ * impossible values, garbage — is stale and restarts at page one (spec Errors 4).
+ */
+export function encodeKeysetCursor(list: string, key: Record<string, string>): string {
+  return Buffer.from(JSON.stringify({ v: CURSOR_VERSION, l: list, k: key })).toString('base64url');
+}
+
+export function decodeKeysetCursor<S extends z.ZodType>(list: string, cursor: string | undefined, key: S): z.infer<S> | null {
+  if (!cursor) return null;
+  try {
+    const parsed = z
+      .object({ v: z.literal(CURSOR_VERSION), l: z.literal(list), k: key })
+      .safeParse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
+    // The generic object type hides `k`; the schema above just checked it.
+    return parsed.success ? ((parsed.data as { k: z.infer<S> }).k) : null;
+  } catch {
+    return null;
+  }
+}

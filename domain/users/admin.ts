@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../db/client.ts';
+import { BAS_STARTER_CHART } from '../ledger/starter-chart.ts';
 
 /** Administrative verbs used by the CLI and the demo seed; the public API does not expose them. */
 
@@ -22,9 +23,18 @@ export async function createUser(db: Db, input: z.input<typeof CreateUserInput>)
   return db.user.create({ data, select: { id: true } });
 }
 
+/** A new company starts with the BAS starter chart, in the same statement (all or nothing). */
 export async function createCompany(db: Db, input: z.input<typeof CreateCompanyInput>): Promise<{ id: string }> {
   const data = CreateCompanyInput.parse(input);
-  return db.company.create({ data, select: { id: true } });
+  return db.company.create({
+    data: {
+      ...data,
+      accounts: {
+        create: BAS_STARTER_CHART.map((account) => ({ number: account.number, name: account.name, vatCode: account.vatCode ?? null })),
+      },
+    },
+    select: { id: true },
+  });
 }
 
 export async function createMembership(db: Db, input: z.input<typeof CreateMembershipInput>): Promise<{ id: string }> {

@@ -2,6 +2,7 @@ import type { Db } from '../db/client.ts';
 import { SCOPES } from '../kernel/scopes.ts';
 import { createApiKey } from '../apikeys/keys.ts';
 import { createCompany, createMembership, createUser } from './admin.ts';
+import { insertFiscalYear } from '../ledger/fiscal-years.ts';
 
 export const DEMO_EMAIL = 'demo@example.test';
 
@@ -14,6 +15,9 @@ export async function seedDemo(db: Db): Promise<{ key: string; companyId: string
   const user = await createUser(db, { email: DEMO_EMAIL, name: 'Demo User' });
   const company = await createCompany(db, { name: 'Demo Bokföring AB', orgNumber: '556677-8899', livemode: false });
   await createMembership(db, { userId: user.id, companyId: company.id, role: 'owner' });
+  // The current calendar year, so the first journal entry can be committed straight away.
+  const year = new Date().getUTCFullYear();
+  await insertFiscalYear(db, company.id, `${year}-01-01`, `${year}-12-31`);
   const { key } = await createApiKey(db, { userId: user.id, name: 'demo', mode: 'test', scopes: [...SCOPES] });
   return { key, companyId: company.id };
 }

@@ -11,6 +11,7 @@ export const ResponseMeta = z.object({
   pagination: PaginationMeta.optional(),
   audit: AuditMeta.optional(),
   dry_run: z.literal(true).optional(),
+  would_emit: z.array(z.string()).optional().describe('On a dry run: the event types the write would have emitted, in order.'),
 });
 
 export const envelopeSchema = <T extends z.ZodType>(data: T) => z.object({ data, meta: ResponseMeta });

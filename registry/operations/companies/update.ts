@@ -18,8 +18,7 @@ export const updateCompany = defineOperation({
   idempotencyKey: 'optional',
   sideEffects: ['update'],
   auditTarget: 'company',
-  // The company was archived after the membership check.
-  errors: ['NOT_FOUND'],
+  errors: [],
   input: { params: z.object({ companyId: CompanyId }), body: CompanyUpdateBody },
   output: Company,
   status: 200,

@@ -21,8 +21,7 @@ export const createWebhook = defineOperation({
   idempotencyKey: 'required',
   sideEffects: ['create'],
   auditTarget: 'webhook',
-  // payroll:read for salary_run.* and agi.*; an unsafe URL or the per-company limit.
-  errors: ['INSUFFICIENT_SCOPE', 'VALIDATION_ERROR'],
+  errors: [],
   input: { params: CompanyParams, body: CreateWebhookBody },
   output: CreatedWebhook,
   status: 201,

@@ -18,7 +18,7 @@ export const deleteWebhook = defineOperation({
   idempotencyKey: 'none',
   sideEffects: ['delete'],
   auditTarget: 'webhook',
-  errors: ['NOT_FOUND'],
+  errors: [],
   input: { params: WebhookParams },
   output: null,
   status: 204,

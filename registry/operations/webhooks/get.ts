@@ -13,7 +13,7 @@ export const getWebhook = defineOperation({
   description: 'Returns one webhook subscription, without its secret.',
   auth: { scope: 'webhooks:manage' },
   ...READ_ONLY,
-  errors: ['NOT_FOUND'],
+  errors: [],
   input: { params: WebhookParams },
   output: Webhook,
   status: 200,

@@ -17,7 +17,7 @@ export const listWebhookDeliveries = defineOperation({
     'include=attempts adds every attempt from the audit log. Paginated by cursor (pass next_cursor back as cursor).',
   auth: { scope: 'webhooks:manage' },
   ...READ_ONLY,
-  errors: ['NOT_FOUND'],
+  errors: [],
   input: {
     params: WebhookParams,
     query: PaginationQuery.extend({

@@ -21,8 +21,8 @@ export const retryWebhookDelivery = defineOperation({
   idempotencyKey: 'optional',
   sideEffects: ['create'],
   auditTarget: 'webhook_delivery',
-  // 409 for a live delivery; payroll:read for payroll events; a gone (404) or disabled webhook, an unsafe URL.
-  errors: ['NOT_FOUND', 'CONFLICT', 'INSUFFICIENT_SCOPE', 'VALIDATION_ERROR'],
+  // 409 for a delivery still pending or in flight (its scope, tenancy and validation answers come from the traits).
+  errors: ['CONFLICT'],
   input: { params: DeliveryParams },
   output: Delivery,
   status: 202,

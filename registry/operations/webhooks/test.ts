@@ -21,8 +21,7 @@ export const testWebhook = defineOperation({
   idempotencyKey: 'optional',
   sideEffects: ['create'],
   auditTarget: 'webhook_delivery',
-  // A disabled webhook.
-  errors: ['NOT_FOUND', 'VALIDATION_ERROR'],
+  errors: [],
   input: { params: WebhookParams },
   output: Delivery,
   status: 202,

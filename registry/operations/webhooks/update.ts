@@ -21,8 +21,7 @@ export const updateWebhook = defineOperation({
   idempotencyKey: 'optional',
   sideEffects: ['update', 'emits_event'],
   auditTarget: 'webhook',
-  // An unsafe URL (also re-checked on active=true).
-  errors: ['NOT_FOUND', 'VALIDATION_ERROR'],
+  errors: [],
   input: { params: WebhookParams, body: UpdateWebhookBody },
   output: Webhook,
   status: 200,

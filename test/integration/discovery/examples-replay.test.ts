@@ -7,6 +7,10 @@ import { dereference, discoveryApp, responseValidator, type Dereferenced } from 
 import { registry } from '../../../registry/index.ts';
 import { isPublic } from '../../../registry/define-operation.ts';
 import { fullPath, type DescribedOperation } from '../../../discovery/operation-traits.ts';
+import { createJournalEntry } from '../../../domain/ledger/entries.ts';
+import { commitJournalEntry } from '../../../domain/ledger/commit.ts';
+import type { OperationContext } from '../../../domain/kernel/context.ts';
+import { SCOPES } from '../../../domain/kernel/scopes.ts';
 
 /**
  * Every worked example in /api/v1/openapi.json is replayed against the real app, and each live
@@ -32,7 +36,45 @@ const FIXTURES: Record<string, Fixture> = {
       data: { status: 'delivered', attempts: 1, responseStatus: 200 },
     });
   },
+  // The example entry is still a draft when reversals come up (creates run before updates), so
+  // reverse a committed entry of its own.
+  reverseJournalEntry: async (t, params) => {
+    const ctx = actingContext(t);
+    const entry = await createJournalEntry(ctx, params.companyId!, {
+      date: '2026-11-12',
+      description: 'To be reversed',
+      lines: [
+        { account: '6110', debit: 100 },
+        { account: '1930', credit: 100 },
+      ],
+    });
+    await commitJournalEntry(ctx, params.companyId!, entry.id);
+    params.entryId = entry.id;
+  },
 };
+
+/** Drafts an entry for deletion: the example's own entry was committed by then. */
+FIXTURES.deleteJournalEntry = async (t, params) => {
+  const entry = await createJournalEntry(actingContext(t), params.companyId!, {
+    date: '2026-11-12',
+    description: 'To be deleted',
+    lines: [
+      { account: '6110', debit: 100 },
+      { account: '1930', credit: 100 },
+    ],
+  });
+  params.entryId = entry.id;
+};
+
+/** A context acting with every scope, for fixtures that need domain verbs. */
+const actingContext = (t: TestServices): OperationContext => ({
+  services: t.services,
+  actor: { apiKeyId: randomUUID(), apiKeyName: 'fixture', userId: randomUUID(), companyId: null, scopes: [...SCOPES], mode: 'test', rateLimitPerMinute: 600 },
+  requestId: 'fixture',
+  db: t.services.database.prisma,
+  inTransaction: false,
+  dryRun: false,
+});
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,0 +1,143 @@
+import type { OperationContext } from '../kernel/context.ts';
+import { requireScope, withTransaction } from '../kernel/context.ts';
+import { DomainError, type ErrorDetail } from '../kernel/errors.ts';
+import { emitEvent } from '../events/emit.ts';
+import { isoToday } from './calendar.ts';
+import { entryNotFound, insertDraft, readEntry } from './entries.ts';
+import { periodForDate } from './periods.ts';
+import type { JournalEntry, ReverseBody } from './schemas.ts';
+
+interface LockedEntry {
+  id: string;
+  status: 'draft' | 'committed';
+  date: string;
+  series: string;
+}
+
+async function lockEntry(ctx: OperationContext, companyId: string, entryId: string): Promise<LockedEntry> {
+  const [row] = await ctx.db.$queryRaw<LockedEntry[]>`
+    SELECT id, status, date::text AS date, series FROM journal_entries
+     WHERE company_id = ${companyId}::uuid AND id = ${entryId}::uuid FOR UPDATE`;
+  if (!row) throw entryNotFound();
+  return row;
+}
+
+/**
+ * Every commit rule, each with its own error: the lines' accounts are active, debits equal
+ * credits, the date lies in a fiscal year and in an open period. Then the entry takes the next
+ * number of its series in that year from a counter row locked until this transaction ends, so
+ * numbers are gapless and unique even under concurrent commits, and a rollback leaves no gap.
+ */
+async function commitLocked(ctx: OperationContext, companyId: string, entry: LockedEntry): Promise<void> {
+  const lines = await ctx.db.$queryRaw<{ line_no: number; number: string; active: boolean; debit: bigint; credit: bigint }[]>`
+    SELECT l.line_no, a.number, a.active, l.debit, l.credit
+      FROM journal_lines l JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
+     WHERE l.company_id = ${companyId}::uuid AND l.entry_id = ${entry.id}::uuid
+     ORDER BY l.line_no
+       FOR SHARE OF a`;
+  const inactive: ErrorDetail[] = lines
+    .filter((line) => !line.active)
+    .map((line) => ({ path: `lines.${line.line_no - 1}.account`, message: `Account ${line.number} is inactive.` }));
+  if (inactive.length > 0) {
+    throw new DomainError('ACCOUNT_INACTIVE', { message: inactive.map((d) => `${d.path}: ${d.message}`).join('; '), details: inactive });
+  }
+  const debit = lines.reduce((sum, line) => sum + line.debit, 0n);
+  const credit = lines.reduce((sum, line) => sum + line.credit, 0n);
+  if (debit !== credit || lines.length < 2) {
+    throw new DomainError('ENTRY_UNBALANCED', {
+      message: `Debits total ${debit} öre and credits ${credit} öre; they must be equal (difference ${debit - credit}).`,
+      details: [
+        { path: 'lines', message: `debit ${debit}, credit ${credit}, difference ${debit - credit} öre` },
+      ],
+    });
+  }
+  const place = await periodForDate(ctx, companyId, entry.date);
+  if (!place) {
+    throw new DomainError('NO_FISCAL_YEAR', {
+      message: `No fiscal year covers ${entry.date}.`,
+      details: [{ path: 'date', message: `${entry.date} is outside every fiscal year.` }],
+    });
+  }
+  if (place.yearClosed) {
+    throw new DomainError('FISCAL_YEAR_CLOSED', { message: `The fiscal year containing ${entry.date} is closed.` });
+  }
+  if (place.locked) {
+    throw new DomainError('PERIOD_LOCKED', {
+      message: `The period containing ${entry.date} is locked.`,
+      details: [{ path: 'date', message: `${entry.date} lies in a locked period.` }],
+    });
+  }
+  const [counter] = await ctx.db.$queryRaw<{ last_number: number }[]>`
+    INSERT INTO journal_series_counters (company_id, fiscal_year_id, series, last_number)
+    VALUES (${companyId}::uuid, ${place.fiscalYearId}::uuid, ${entry.series}, 1)
+    ON CONFLICT (company_id, fiscal_year_id, series)
+    DO UPDATE SET last_number = journal_series_counters.last_number + 1
+    RETURNING last_number`;
+  await ctx.db.journalEntry.update({
+    where: { id: entry.id },
+    data: {
+      status: 'committed',
+      number: (counter as { last_number: number }).last_number,
+      fiscalYearId: place.fiscalYearId,
+      periodId: place.periodId,
+      committedAt: ctx.services.now(),
+    },
+  });
+}
+
+export async function commitJournalEntry(ctx: OperationContext, companyId: string, entryId: string): Promise<JournalEntry> {
+  requireScope(ctx, 'companies:write');
+  return withTransaction(ctx, async (tx) => {
+    const entry = await lockEntry(tx, companyId, entryId);
+    if (entry.status !== 'draft') {
+      throw new DomainError('ENTRY_NOT_DRAFT', { message: 'This entry is already committed; committed entries never change.' });
+    }
+    await commitLocked(tx, companyId, entry);
+    const committed = (await readEntry(tx, companyId, entryId)) as JournalEntry;
+    await emitEvent(tx, companyId, 'journal_entry.committed', committed, null);
+    return committed;
+  });
+}
+
+/**
+ * Corrects a committed entry the only lawful way: a new entry in the same series with debits and
+ * credits swapped, committed at once, dated today or the given date (in an open period). An
+ * entry is reversed at most once (a unique key on reverses_id backs the check).
+ */
+export async function reverseJournalEntry(
+  ctx: OperationContext,
+  companyId: string,
+  entryId: string,
+  body: ReverseBody,
+): Promise<JournalEntry> {
+  requireScope(ctx, 'companies:write');
+  return withTransaction(ctx, async (tx) => {
+    await lockEntry(tx, companyId, entryId);
+    const original = (await readEntry(tx, companyId, entryId)) as JournalEntry;
+    if (original.status === 'draft') {
+      throw new DomainError('ENTRY_NOT_COMMITTED', { message: 'This entry is a draft; delete it instead of reversing it.' });
+    }
+    if (original.reversed_by_id) {
+      throw new DomainError('ENTRY_ALREADY_REVERSED', { message: `This entry was already reversed by ${original.reversed_by_id}.` });
+    }
+    const reversalId = await insertDraft(tx, companyId, {
+      date: body.date ?? isoToday(tx.services.now()),
+      description: body.description ?? `Reversal of ${original.voucher}: ${original.description}`.slice(0, 500),
+      series: original.series,
+      reversesId: original.id,
+      lines: original.lines.map((line) => ({
+        account: line.account,
+        debit: line.credit,
+        credit: line.debit,
+        description: line.description,
+      })),
+    });
+    const reversalDraft = await lockEntry(tx, companyId, reversalId);
+    await commitLocked(tx, companyId, reversalDraft);
+    const reversal = (await readEntry(tx, companyId, reversalId)) as JournalEntry;
+    const reversed = (await readEntry(tx, companyId, entryId)) as JournalEntry;
+    await emitEvent(tx, companyId, 'journal_entry.committed', reversal, null);
+    await emitEvent(tx, companyId, 'journal_entry.reversed', reversed, { status: 'committed', reversed_by_id: null });
+    return reversal;
+  });
+}

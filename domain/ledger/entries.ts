@@ -1,0 +1,229 @@
+import { PrismaSql as Prisma } from '../db/client.ts';
+import type { OperationContext } from '../kernel/context.ts';
+import { requireActor, requireScope, withTransaction } from '../kernel/context.ts';
+import { DomainError, type ErrorDetail } from '../kernel/errors.ts';
+import { emitEvent } from '../events/emit.ts';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery } from '../kernel/pagination.ts';
+import { z } from 'zod';
+import { JournalEntry, toSqlDate, type JournalEntryCreateBody, type JournalEntryListQuery } from './schemas.ts';
+
+/**
+ * One statement reads an entry whole: the row, its lines with account numbers and names, and
+ * the reversal pointing at it. Used for get, list and every event payload, so they agree.
+ */
+const ENTRY_SELECT = Prisma.sql`
+  SELECT e.id, e.company_id, e.series, e.number, e.date::text AS date, e.description, e.status, e.currency,
+         e.fiscal_year_id, e.period_id, e.reverses_id, e.committed_at, e.created_at,
+         ${Prisma.raw(keysetTimestampSql('e.created_at'))} AS created_key,
+         (SELECT r.id FROM journal_entries r WHERE r.company_id = e.company_id AND r.reverses_id = e.id) AS reversed_by_id,
+         coalesce((SELECT json_agg(json_build_object(
+                     'line', l.line_no, 'account', a.number, 'account_name', a.name,
+                     'debit', l.debit, 'credit', l.credit, 'description', l.description) ORDER BY l.line_no)
+                     FROM journal_lines l JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
+                    WHERE l.company_id = e.company_id AND l.entry_id = e.id), '[]'::json) AS lines
+    FROM journal_entries e`;
+
+interface EntryRow {
+  id: string;
+  company_id: string;
+  series: string;
+  number: number | null;
+  date: string;
+  description: string;
+  status: 'draft' | 'committed';
+  currency: 'SEK';
+  fiscal_year_id: string | null;
+  period_id: string | null;
+  reverses_id: string | null;
+  reversed_by_id: string | null;
+  committed_at: Date | null;
+  created_at: Date;
+  created_key: string;
+  lines: { line: number; account: string; account_name: string; debit: number; credit: number; description: string | null }[];
+}
+
+function toEntry(row: EntryRow): JournalEntry {
+  return JournalEntry.parse({
+    id: row.id,
+    company_id: row.company_id,
+    series: row.series,
+    number: row.number,
+    voucher: row.number === null ? null : `${row.series}${row.number}`,
+    date: row.date,
+    description: row.description,
+    status: row.status === 'committed' && row.reversed_by_id ? 'reversed' : row.status,
+    currency: row.currency,
+    fiscal_year_id: row.fiscal_year_id,
+    period_id: row.period_id,
+    total: row.lines.reduce((sum, line) => sum + Number(line.debit), 0),
+    lines: row.lines.map((line) => ({ ...line, debit: Number(line.debit), credit: Number(line.credit) })),
+    reverses_id: row.reverses_id,
+    reversed_by_id: row.reversed_by_id,
+    committed_at: row.committed_at?.toISOString() ?? null,
+    created_at: row.created_at.toISOString(),
+  });
+}
+
+export const entryNotFound = (): DomainError => new DomainError('NOT_FOUND', { message: 'No such journal entry in this company.' });
+
+/** The entry as the API shows it, or null. */
+export async function readEntry(ctx: OperationContext, companyId: string, entryId: string): Promise<JournalEntry | null> {
+  const [row] = await ctx.db.$queryRaw<EntryRow[]>`${ENTRY_SELECT} WHERE e.company_id = ${companyId}::uuid AND e.id = ${entryId}::uuid`;
+  return row ? toEntry(row) : null;
+}
+
+export async function getJournalEntry(ctx: OperationContext, companyId: string, entryId: string): Promise<JournalEntry> {
+  requireScope(ctx, 'companies:read');
+  const entry = await readEntry(ctx, companyId, entryId);
+  if (!entry) throw entryNotFound();
+  return entry;
+}
+
+const LIST_NAME = 'journal_entries';
+const ListKey = z.object({ date: z.iso.date(), at: z.iso.datetime({ precision: 6 }), id: z.uuid() });
+
+/** Newest first: (date, created_at, id) descending, a unique order the keyset cursor follows. */
+export async function listJournalEntries(
+  ctx: OperationContext,
+  companyId: string,
+  query: JournalEntryListQuery & PaginationQuery,
+): Promise<{ entries: JournalEntry[]; pagination: PaginationMeta }> {
+  requireScope(ctx, 'companies:read');
+  const after = decodeKeysetCursor(LIST_NAME, query.cursor, ListKey);
+  const conditions: Prisma.Sql[] = [Prisma.sql`e.company_id = ${companyId}::uuid`];
+  if (query.date_from) conditions.push(Prisma.sql`e.date >= ${query.date_from}::date`);
+  if (query.date_to) conditions.push(Prisma.sql`e.date <= ${query.date_to}::date`);
+  if (query.series) conditions.push(Prisma.sql`e.series = ${query.series}`);
+  if (query.status === 'draft') conditions.push(Prisma.sql`e.status = 'draft'`);
+  const reversed = Prisma.sql`EXISTS (SELECT 1 FROM journal_entries r WHERE r.company_id = e.company_id AND r.reverses_id = e.id)`;
+  if (query.status === 'committed') conditions.push(Prisma.sql`e.status = 'committed' AND NOT ${reversed}`);
+  if (query.status === 'reversed') conditions.push(Prisma.sql`e.status = 'committed' AND ${reversed}`);
+  if (query.account) {
+    conditions.push(Prisma.sql`EXISTS (SELECT 1 FROM journal_lines l JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
+                                        WHERE l.company_id = e.company_id AND l.entry_id = e.id AND a.number = ${query.account})`);
+  }
+  if (after) conditions.push(Prisma.sql`(e.date, e.created_at, e.id) < (${after.date}::date, ${after.at}::timestamptz, ${after.id}::uuid)`);
+  const rows = await ctx.db.$queryRaw<EntryRow[]>`
+    ${ENTRY_SELECT} WHERE ${Prisma.join(conditions, ' AND ')}
+    ORDER BY e.date DESC, e.created_at DESC, e.id DESC LIMIT ${query.limit + 1}`;
+  const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
+  const hasMore = rows.length > query.limit && last !== undefined;
+  return {
+    entries: page.map(toEntry),
+    pagination: {
+      has_more: hasMore,
+      next_cursor: hasMore ? encodeKeysetCursor(LIST_NAME, { date: last.date, at: last.created_key, id: last.id }) : null,
+    },
+  };
+}
+
+interface AccountRef {
+  id: string;
+  number: string;
+  active: boolean;
+}
+
+/** Resolves each line's account number in one query; unknown or inactive accounts name their lines. */
+export async function resolveLineAccounts(
+  ctx: OperationContext,
+  companyId: string,
+  numbers: readonly string[],
+  path: (index: number) => string,
+): Promise<Map<string, AccountRef>> {
+  const rows = await ctx.db.$queryRaw<AccountRef[]>`
+    SELECT id, number, active FROM accounts
+     WHERE company_id = ${companyId}::uuid AND number = ANY(${[...new Set(numbers)]}::text[])
+       FOR SHARE`;
+  const byNumber = new Map(rows.map((row) => [row.number, row]));
+  const unknown: ErrorDetail[] = [];
+  const inactive: ErrorDetail[] = [];
+  numbers.forEach((number, index) => {
+    const account = byNumber.get(number);
+    if (!account) unknown.push({ path: path(index), message: `Account ${number} is not in the chart of accounts.` });
+    else if (!account.active) inactive.push({ path: path(index), message: `Account ${number} is inactive.` });
+  });
+  if (unknown.length > 0) {
+    throw new DomainError('ACCOUNT_UNKNOWN', { message: unknown.map((d) => `${d.path}: ${d.message}`).join('; '), details: unknown });
+  }
+  if (inactive.length > 0) {
+    throw new DomainError('ACCOUNT_INACTIVE', { message: inactive.map((d) => `${d.path}: ${d.message}`).join('; '), details: inactive });
+  }
+  return byNumber;
+}
+
+export interface DraftInput {
+  date: string;
+  description: string;
+  series: string;
+  reversesId?: string;
+  lines: { account: string; debit: number; credit: number; description: string | null }[];
+}
+
+/** Inserts a draft and its lines; returns its id. Accounts must exist and be active. */
+export async function insertDraft(ctx: OperationContext, companyId: string, input: DraftInput): Promise<string> {
+  const accounts = await resolveLineAccounts(
+    ctx,
+    companyId,
+    input.lines.map((line) => line.account),
+    (index) => `body.lines.${index}.account`,
+  );
+  const entry = await ctx.db.journalEntry.create({
+    data: {
+      companyId,
+      date: toSqlDate(input.date),
+      description: input.description,
+      series: input.series,
+      reversesId: input.reversesId ?? null,
+      createdByApiKeyId: ctx.actor?.apiKeyId ?? null,
+    },
+    select: { id: true },
+  });
+  await ctx.db.journalLine.createMany({
+    data: input.lines.map((line, index) => ({
+      companyId,
+      entryId: entry.id,
+      lineNo: index + 1,
+      accountId: (accounts.get(line.account) as AccountRef).id,
+      debit: BigInt(line.debit),
+      credit: BigInt(line.credit),
+      description: line.description,
+    })),
+  });
+  return entry.id;
+}
+
+export const DEFAULT_SERIES = 'A';
+
+export async function createJournalEntry(ctx: OperationContext, companyId: string, body: JournalEntryCreateBody): Promise<JournalEntry> {
+  requireScope(ctx, 'companies:write');
+  requireActor(ctx);
+  return withTransaction(ctx, async (tx) => {
+    const id = await insertDraft(tx, companyId, {
+      date: body.date,
+      description: body.description,
+      series: body.series ?? DEFAULT_SERIES,
+      lines: body.lines.map((line) => ({
+        account: line.account,
+        debit: line.debit ?? 0,
+        credit: line.credit ?? 0,
+        description: line.description ?? null,
+      })),
+    });
+    const entry = (await readEntry(tx, companyId, id)) as JournalEntry;
+    await emitEvent(tx, companyId, 'journal_entry.created', entry, null);
+    return entry;
+  });
+}
+
+/** Deletes a draft (its lines go with it). Committed entries are never deleted: reverse them. */
+export async function deleteJournalEntry(ctx: OperationContext, companyId: string, entryId: string): Promise<void> {
+  requireScope(ctx, 'companies:write');
+  await withTransaction(ctx, async (tx) => {
+    const deleted = await tx.db.journalEntry.deleteMany({ where: { companyId, id: entryId, status: 'draft' } });
+    if (deleted.count === 1) return;
+    const exists = await tx.db.journalEntry.findFirst({ where: { companyId, id: entryId }, select: { id: true } });
+    if (!exists) throw entryNotFound();
+    throw new DomainError('ENTRY_NOT_DRAFT', { message: 'This entry is committed; it cannot be deleted. Reverse it instead.' });
+  });
+}

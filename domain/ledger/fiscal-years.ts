@@ -1,0 +1,101 @@
+import type { Db } from '../db/client.ts';
+import type { OperationContext } from '../kernel/context.ts';
+import { requireScope, withTransaction } from '../kernel/context.ts';
+import { DomainError } from '../kernel/errors.ts';
+import { addDays, addMonths, isFirstOfMonth, isLastOfMonth, lastDayOfMonth, monthsSpanned } from './calendar.ts';
+import { FiscalYear, fromSqlDate, toSqlDate, type FiscalYearCreateBody } from './schemas.ts';
+
+/** Bokföringslagen 3 kap.: a fiscal year is normally 12 months, at most 18 when changed. */
+export const MIN_FISCAL_YEAR_MONTHS = 1;
+export const MAX_FISCAL_YEAR_MONTHS = 18;
+export const DEFAULT_FISCAL_YEAR_MONTHS = 12;
+
+interface FiscalYearRow {
+  id: string;
+  companyId: string;
+  startDate: Date;
+  endDate: Date;
+  closedAt: Date | null;
+  createdAt: Date;
+}
+
+export const toFiscalYear = (row: FiscalYearRow): FiscalYear => ({
+  id: row.id,
+  company_id: row.companyId,
+  start_date: fromSqlDate(row.startDate),
+  end_date: fromSqlDate(row.endDate),
+  status: row.closedAt ? 'closed' : 'open',
+  closed_at: row.closedAt?.toISOString() ?? null,
+  created_at: row.createdAt.toISOString(),
+});
+
+export async function listFiscalYears(ctx: OperationContext, companyId: string): Promise<FiscalYear[]> {
+  requireScope(ctx, 'companies:read');
+  const rows = await ctx.db.fiscalYear.findMany({ where: { companyId }, orderBy: { startDate: 'asc' } });
+  return rows.map(toFiscalYear);
+}
+
+const invalid = (path: string, message: string): DomainError =>
+  new DomainError('VALIDATION_ERROR', { message, details: [{ path, message }] });
+
+/**
+ * Creates a fiscal year and its monthly periods. Years are contiguous: no overlap with another
+ * year and no gap to the year before or after it.
+ */
+export async function createFiscalYear(ctx: OperationContext, companyId: string, body: FiscalYearCreateBody): Promise<FiscalYear> {
+  requireScope(ctx, 'companies:write');
+  const start = body.start_date;
+  if (!isFirstOfMonth(start)) throw invalid('body.start_date', 'A fiscal year starts on the first day of a month.');
+  const end = body.end_date ?? lastDayOfMonth(addMonths(start, DEFAULT_FISCAL_YEAR_MONTHS - 1));
+  if (!isLastOfMonth(end)) throw invalid('body.end_date', 'A fiscal year ends on the last day of a month.');
+  const months = monthsSpanned(start, end);
+  if (end <= start || months < MIN_FISCAL_YEAR_MONTHS || months > MAX_FISCAL_YEAR_MONTHS) {
+    throw invalid('body.end_date', `A fiscal year spans ${MIN_FISCAL_YEAR_MONTHS}-${MAX_FISCAL_YEAR_MONTHS} months.`);
+  }
+
+  return withTransaction(ctx, async (tx) => {
+    // Serialises fiscal-year changes per company, so two creates cannot both pass the checks.
+    await tx.db.$queryRaw`SELECT id FROM companies WHERE id = ${companyId}::uuid FOR UPDATE`;
+    const existing = await tx.db.fiscalYear.findMany({ where: { companyId }, orderBy: { startDate: 'asc' } });
+    const years = existing.map(toFiscalYear);
+    const overlapping = years.find((year) => year.start_date <= end && year.end_date >= start);
+    if (overlapping) {
+      throw new DomainError('FISCAL_YEAR_OVERLAP', {
+        message: `The fiscal year ${overlapping.start_date} – ${overlapping.end_date} overlaps ${start} – ${end}.`,
+      });
+    }
+    const previous = years.filter((year) => year.end_date < start).at(-1);
+    const next = years.find((year) => year.start_date > end);
+    if (previous && addDays(previous.end_date, 1) !== start) {
+      throw new DomainError('FISCAL_YEAR_GAP', {
+        message: `The previous fiscal year ends ${previous.end_date}; the next one must start ${addDays(previous.end_date, 1)}.`,
+        details: [{ path: 'body.start_date', message: `Use ${addDays(previous.end_date, 1)}.` }],
+      });
+    }
+    if (next && addDays(end, 1) !== next.start_date) {
+      throw new DomainError('FISCAL_YEAR_GAP', {
+        message: `The following fiscal year starts ${next.start_date}; this one must end ${addDays(next.start_date, -1)}.`,
+        details: [{ path: 'body.end_date', message: `Use ${addDays(next.start_date, -1)}.` }],
+      });
+    }
+    const row = await insertFiscalYear(tx.db, companyId, start, end);
+    return toFiscalYear(row);
+  });
+}
+
+/** Writes a fiscal year and one period per calendar month; the caller has checked the dates. */
+export async function insertFiscalYear(db: Db, companyId: string, start: string, end: string): Promise<FiscalYearRow> {
+  return db.fiscalYear.create({
+    data: {
+      companyId,
+      startDate: toSqlDate(start),
+      endDate: toSqlDate(end),
+      periods: {
+        create: Array.from({ length: monthsSpanned(start, end) }, (_, index) => {
+          const periodStart = addMonths(start, index);
+          return { startDate: toSqlDate(periodStart), endDate: toSqlDate(lastDayOfMonth(periodStart)) };
+        }),
+      },
+    },
+  });
+}

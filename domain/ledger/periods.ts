@@ -1,0 +1,103 @@
+import type { OperationContext } from '../kernel/context.ts';
+import { requireScope, withTransaction } from '../kernel/context.ts';
+import { DomainError } from '../kernel/errors.ts';
+import { emitEvent } from '../events/emit.ts';
+import { Period, fromSqlDate, type PeriodListQuery } from './schemas.ts';
+
+interface PeriodRow {
+  id: string;
+  companyId: string;
+  fiscalYearId: string;
+  startDate: Date;
+  endDate: Date;
+  lockedAt: Date | null;
+}
+
+export const toPeriod = (row: PeriodRow): Period => ({
+  id: row.id,
+  company_id: row.companyId,
+  fiscal_year_id: row.fiscalYearId,
+  start_date: fromSqlDate(row.startDate),
+  end_date: fromSqlDate(row.endDate),
+  status: row.lockedAt ? 'locked' : 'open',
+  locked_at: row.lockedAt?.toISOString() ?? null,
+});
+
+const periodNotFound = (): DomainError => new DomainError('NOT_FOUND', { message: 'No such period in this company.' });
+
+/** Periods in date order (twelve a year, so the list is bounded by the company's history). */
+export async function listPeriods(ctx: OperationContext, companyId: string, query: PeriodListQuery): Promise<Period[]> {
+  requireScope(ctx, 'companies:read');
+  const rows = await ctx.db.period.findMany({
+    where: {
+      companyId,
+      ...(query.fiscal_year_id && { fiscalYearId: query.fiscal_year_id }),
+      ...(query.status && { lockedAt: query.status === 'locked' ? { not: null } : null }),
+    },
+    orderBy: { startDate: 'asc' },
+  });
+  return rows.map(toPeriod);
+}
+
+interface LockedRow extends PeriodRow {
+  closedAt: Date | null;
+}
+
+/** The period and its year's closing state, locked for the rest of the transaction. */
+async function lockRow(ctx: OperationContext, companyId: string, periodId: string): Promise<LockedRow> {
+  const [row] = await ctx.db.$queryRaw<LockedRow[]>`
+    SELECT p.id, p.company_id AS "companyId", p.fiscal_year_id AS "fiscalYearId", p.start_date AS "startDate",
+           p.end_date AS "endDate", p.locked_at AS "lockedAt", y.closed_at AS "closedAt"
+      FROM periods p JOIN fiscal_years y ON y.company_id = p.company_id AND y.id = p.fiscal_year_id
+     WHERE p.company_id = ${companyId}::uuid AND p.id = ${periodId}::uuid
+       FOR UPDATE OF p`;
+  if (!row) throw periodNotFound();
+  return row;
+}
+
+/** Locks a period against commits. Locking a locked period changes nothing and emits nothing. */
+export async function lockPeriod(ctx: OperationContext, companyId: string, periodId: string): Promise<Period> {
+  requireScope(ctx, 'compliance:write');
+  return withTransaction(ctx, async (tx) => {
+    const row = await lockRow(tx, companyId, periodId);
+    if (row.lockedAt) return toPeriod(row);
+    const period = toPeriod(await tx.db.period.update({ where: { id: row.id }, data: { lockedAt: tx.services.now() } }));
+    await emitEvent(tx, companyId, 'period.locked', period, null);
+    return period;
+  });
+}
+
+/** Reopens a period, unless its fiscal year is closed (a closed year never reopens). */
+export async function unlockPeriod(ctx: OperationContext, companyId: string, periodId: string): Promise<Period> {
+  requireScope(ctx, 'compliance:write');
+  return withTransaction(ctx, async (tx) => {
+    const row = await lockRow(tx, companyId, periodId);
+    if (row.closedAt) {
+      throw new DomainError('FISCAL_YEAR_CLOSED', {
+        message: `The fiscal year of this period was closed at ${row.closedAt.toISOString()}; its periods stay locked.`,
+      });
+    }
+    if (!row.lockedAt) return toPeriod(row);
+    const period = toPeriod(await tx.db.period.update({ where: { id: row.id }, data: { lockedAt: null } }));
+    await emitEvent(tx, companyId, 'period.unlocked', period, null);
+    return period;
+  });
+}
+
+/**
+ * Where a date is booked: its fiscal year and period, share-locked so a concurrent lockPeriod
+ * waits for this commit (or this commit waits for the lock and then sees it).
+ */
+export async function periodForDate(
+  ctx: OperationContext,
+  companyId: string,
+  isoDate: string,
+): Promise<{ periodId: string; fiscalYearId: string; locked: boolean; yearClosed: boolean } | null> {
+  const [row] = await ctx.db.$queryRaw<{ id: string; fiscalYearId: string; lockedAt: Date | null; closedAt: Date | null }[]>`
+    SELECT p.id, p.fiscal_year_id AS "fiscalYearId", p.locked_at AS "lockedAt", y.closed_at AS "closedAt"
+      FROM periods p JOIN fiscal_years y ON y.company_id = p.company_id AND y.id = p.fiscal_year_id
+     WHERE p.company_id = ${companyId}::uuid AND p.start_date <= ${isoDate}::date AND p.end_date >= ${isoDate}::date
+       FOR SHARE OF p`;
+  if (!row) return null;
+  return { periodId: row.id, fiscalYearId: row.fiscalYearId, locked: row.lockedAt !== null, yearClosed: row.closedAt !== null };
+}

@@ -1,0 +1,204 @@
+import { z } from 'zod';
+
+/**
+ * The public shapes of the books: what the API returns, what event payloads carry (DESIGN.md §14:
+ * one schema for both) and what callers send. Money is integer öre, never a float.
+ */
+
+export const AccountNumber = z
+  .string()
+  .regex(/^[1-8]\d{3}$/, 'A BAS account number: four digits, 1000-8999.')
+  .describe('BAS account number, four digits 1000-8999, e.g. "1930" (bank).');
+
+export const ACCOUNT_TYPES = ['asset', 'equity_liability', 'revenue', 'expense', 'financial'] as const;
+export const AccountType = z
+  .enum(ACCOUNT_TYPES)
+  .describe('From the class (first digit): 1 asset, 2 equity_liability, 3 revenue, 4-7 expense, 8 financial.');
+
+export const VAT_CODES = ['standard_25', 'reduced_12', 'reduced_6', 'exempt'] as const;
+export const VatCode = z.enum(VAT_CODES).describe('VAT rate of sales or purchases booked here: 25, 12, 6 % or exempt.');
+
+/** Öre as a JSON integer: never a float, never beyond what JSON numbers carry exactly. */
+export const Ore = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).describe('Amount in öre (1 SEK = 100 öre).');
+
+const IsoDate = z.iso.date();
+const Timestamp = z.iso.datetime();
+
+export const Account = z
+  .object({
+    id: z.uuid(),
+    company_id: z.uuid(),
+    number: AccountNumber,
+    name: z.string(),
+    type: AccountType,
+    vat_code: VatCode.nullable(),
+    active: z.boolean().describe('Inactive accounts keep their history but take no new postings.'),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .describe('An account of the chart of accounts.');
+export type Account = z.infer<typeof Account>;
+
+const AccountName = z.string().trim().min(1).max(200);
+
+export const AccountCreateBody = z.strictObject({
+  number: AccountNumber,
+  name: AccountName.describe('Account name, e.g. "Företagskonto".'),
+  vat_code: VatCode.nullable().optional(),
+  active: z.boolean().optional().describe('Default true.'),
+});
+export type AccountCreateBody = z.infer<typeof AccountCreateBody>;
+
+export const AccountUpdateBody = z
+  .strictObject({
+    name: AccountName.optional(),
+    active: z.boolean().optional(),
+    vat_code: VatCode.nullable().optional().describe('null removes the VAT code.'),
+  })
+  .refine((body) => Object.keys(body).length > 0, { message: 'Provide at least one of name, active, vat_code.' });
+export type AccountUpdateBody = z.infer<typeof AccountUpdateBody>;
+
+const BooleanFlag = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+export const AccountListQuery = z.strictObject({
+  number_from: AccountNumber.optional().describe('Lowest account number to include.'),
+  number_to: AccountNumber.optional().describe('Highest account number to include.'),
+  type: AccountType.optional(),
+  active: BooleanFlag.optional().describe('true or false.'),
+});
+export type AccountListQuery = z.infer<typeof AccountListQuery>;
+
+export const FiscalYear = z
+  .object({
+    id: z.uuid(),
+    company_id: z.uuid(),
+    start_date: IsoDate,
+    end_date: IsoDate.describe('Inclusive.'),
+    status: z.enum(['open', 'closed']),
+    closed_at: Timestamp.nullable(),
+    created_at: Timestamp,
+  })
+  .describe('A fiscal year (räkenskapsår), split into monthly periods.');
+export type FiscalYear = z.infer<typeof FiscalYear>;
+
+export const FiscalYearCreateBody = z.strictObject({
+  start_date: IsoDate.describe('First day of a month, e.g. 2026-01-01.'),
+  end_date: IsoDate.optional().describe('Last day of a month, 1-18 months on; default 12 months.'),
+});
+export type FiscalYearCreateBody = z.infer<typeof FiscalYearCreateBody>;
+
+export const PeriodStatus = z.enum(['open', 'locked']);
+export const Period = z
+  .object({
+    id: z.uuid(),
+    company_id: z.uuid(),
+    fiscal_year_id: z.uuid(),
+    start_date: IsoDate,
+    end_date: IsoDate.describe('Inclusive.'),
+    status: PeriodStatus.describe('Locked periods take no new commits.'),
+    locked_at: Timestamp.nullable(),
+  })
+  .describe('An accounting period: one calendar month of a fiscal year.');
+export type Period = z.infer<typeof Period>;
+
+export const PeriodListQuery = z.strictObject({
+  fiscal_year_id: z.uuid().optional(),
+  status: PeriodStatus.optional(),
+});
+export type PeriodListQuery = z.infer<typeof PeriodListQuery>;
+
+export const Series = z
+  .string()
+  .regex(/^[A-Z]{1,4}$/, 'One to four capital letters.')
+  .describe('Voucher series (verifikationsserie), 1-4 capital letters; default "A".');
+
+export const JournalLine = z.object({
+  line: z.number().int().positive().describe('Line number within the entry, from 1.'),
+  account: AccountNumber,
+  account_name: z.string(),
+  debit: Ore,
+  credit: Ore,
+  description: z.string().nullable(),
+});
+export type JournalLine = z.infer<typeof JournalLine>;
+
+export const JournalEntryStatus = z
+  .enum(['draft', 'committed', 'reversed'])
+  .describe('draft (editable, deletable), committed (numbered, fixed), reversed (committed, then reversed).');
+
+export const JournalEntry = z
+  .object({
+    id: z.uuid(),
+    company_id: z.uuid(),
+    series: Series,
+    number: z.number().int().positive().nullable().describe('Gapless within series and fiscal year; null for drafts.'),
+    voucher: z.string().nullable().describe('Series and number, e.g. "A12"; null for drafts.'),
+    date: IsoDate.describe('Accounting date.'),
+    description: z.string(),
+    status: JournalEntryStatus,
+    currency: z.literal('SEK'),
+    fiscal_year_id: z.uuid().nullable(),
+    period_id: z.uuid().nullable(),
+    total: Ore.describe('Sum of the debits (equals the credits once committed).'),
+    lines: z.array(JournalLine),
+    reverses_id: z.uuid().nullable().describe('The entry this one reverses.'),
+    reversed_by_id: z.uuid().nullable().describe('The entry that reversed this one.'),
+    committed_at: Timestamp.nullable(),
+    created_at: Timestamp,
+  })
+  .describe('A journal entry (verifikation).');
+export type JournalEntry = z.infer<typeof JournalEntry>;
+
+const LineDescription = z.string().trim().min(1).max(500);
+
+export const JournalLineInput = z
+  .strictObject({
+    account: AccountNumber,
+    debit: Ore.optional(),
+    credit: Ore.optional(),
+    description: LineDescription.optional(),
+  })
+  .superRefine((line, issue) => {
+    const debit = line.debit ?? 0;
+    const credit = line.credit ?? 0;
+    if ((debit > 0) === (credit > 0)) {
+      issue.addIssue({
+        code: 'custom',
+        path: [debit > 0 ? 'credit' : 'debit'],
+        message: 'A line is either a debit or a credit: give exactly one positive amount.',
+      });
+    }
+  });
+
+export const MIN_LINES = 2;
+export const MAX_LINES = 500;
+
+export const JournalEntryCreateBody = z.strictObject({
+  date: IsoDate.describe('Accounting date, YYYY-MM-DD.'),
+  description: LineDescription.describe('What happened, e.g. "Office supplies, Clas Ohlson".'),
+  series: Series.optional(),
+  lines: z.array(JournalLineInput).min(MIN_LINES).max(MAX_LINES).describe('At least two; debits must equal credits to commit.'),
+});
+export type JournalEntryCreateBody = z.infer<typeof JournalEntryCreateBody>;
+
+export const JournalEntryListQuery = z.strictObject({
+  date_from: IsoDate.optional().describe('Earliest date, inclusive.'),
+  date_to: IsoDate.optional().describe('Latest date, inclusive.'),
+  account: AccountNumber.optional().describe('Only entries with a line on this account.'),
+  status: JournalEntryStatus.optional(),
+  series: Series.optional(),
+});
+export type JournalEntryListQuery = z.infer<typeof JournalEntryListQuery>;
+
+// The body is optional: an empty POST reverses as of today.
+export const ReverseBody = z
+  .strictObject({
+    date: IsoDate.optional().describe('Date of the reversal, in an open period; default today.'),
+    description: LineDescription.optional().describe('Default "Reversal of <voucher>: <description>".'),
+  })
+  .default({});
+export type ReverseBody = z.infer<typeof ReverseBody>;
+
+/** `YYYY-MM-DD` ↔ the UTC midnight Prisma uses for SQL `date` columns. */
+export const toSqlDate = (isoDate: string): Date => new Date(`${isoDate}T00:00:00.000Z`);
+export const fromSqlDate = (date: Date): string => date.toISOString().slice(0, 10);

@@ -1,0 +1,46 @@
+import type { VAT_CODES } from './schemas.ts';
+
+/**
+ * The BAS accounts a small Swedish aktiebolag uses from day one (BAS 2026 names, abridged).
+ * Every new company starts with these; more are added with createAccount.
+ */
+export const BAS_STARTER_CHART: readonly { number: string; name: string; vatCode?: (typeof VAT_CODES)[number] }[] = [
+  { number: '1510', name: 'Kundfordringar' },
+  { number: '1630', name: 'Avräkning för skatter och avgifter (skattekonto)' },
+  { number: '1910', name: 'Kassa' },
+  { number: '1930', name: 'Företagskonto / affärskonto' },
+  { number: '2081', name: 'Aktiekapital' },
+  { number: '2091', name: 'Balanserad vinst eller förlust' },
+  { number: '2099', name: 'Årets resultat' },
+  { number: '2440', name: 'Leverantörsskulder' },
+  { number: '2611', name: 'Utgående moms på försäljning inom Sverige, 25 %' },
+  { number: '2621', name: 'Utgående moms på försäljning inom Sverige, 12 %' },
+  { number: '2631', name: 'Utgående moms på försäljning inom Sverige, 6 %' },
+  { number: '2641', name: 'Debiterad ingående moms' },
+  { number: '2650', name: 'Redovisningskonto för moms' },
+  { number: '2710', name: 'Personalskatt' },
+  { number: '2730', name: 'Lagstadgade sociala avgifter och särskild löneskatt' },
+  { number: '2731', name: 'Avräkning lagstadgade sociala avgifter' },
+  { number: '2920', name: 'Upplupna semesterlöner' },
+  { number: '2941', name: 'Beräknade upplupna lagstadgade sociala avgifter' },
+  { number: '3001', name: 'Försäljning inom Sverige, 25 % moms', vatCode: 'standard_25' },
+  { number: '3002', name: 'Försäljning inom Sverige, 12 % moms', vatCode: 'reduced_12' },
+  { number: '3003', name: 'Försäljning inom Sverige, 6 % moms', vatCode: 'reduced_6' },
+  { number: '3004', name: 'Försäljning inom Sverige, momsfri', vatCode: 'exempt' },
+  { number: '3740', name: 'Öres- och kronutjämning' },
+  { number: '4010', name: 'Inköp material och varor', vatCode: 'standard_25' },
+  { number: '5010', name: 'Lokalhyra', vatCode: 'standard_25' },
+  { number: '5410', name: 'Förbrukningsinventarier', vatCode: 'standard_25' },
+  { number: '6071', name: 'Representation, avdragsgill', vatCode: 'standard_25' },
+  { number: '6110', name: 'Kontorsmateriel', vatCode: 'standard_25' },
+  { number: '6212', name: 'Mobiltelefon', vatCode: 'standard_25' },
+  { number: '6570', name: 'Bankkostnader', vatCode: 'exempt' },
+  { number: '7010', name: 'Löner till kollektivanställda' },
+  { number: '7082', name: 'Sjuklöner till kollektivanställda' },
+  { number: '7210', name: 'Löner till tjänstemän' },
+  { number: '7510', name: 'Arbetsgivaravgifter' },
+  { number: '7519', name: 'Sociala avgifter för semester- och löneskulder' },
+  { number: '8310', name: 'Ränteintäkter från omsättningstillgångar' },
+  { number: '8410', name: 'Räntekostnader för långfristiga skulder' },
+  { number: '8999', name: 'Årets resultat' },
+];

@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { CompanyId } from '../../../domain/companies/schemas.ts';
+import { AccountNumber } from '../../../domain/ledger/schemas.ts';
+
+export const CompanyParams = z.object({ companyId: CompanyId });
+export const AccountParams = z.object({ companyId: CompanyId, accountNumber: AccountNumber });
+export const PeriodParams = z.object({
+  companyId: CompanyId,
+  periodId: z.uuid().describe('Period id (uuid), from listPeriods.'),
+});
+export const EntryParams = z.object({
+  companyId: CompanyId,
+  entryId: z.uuid().describe('Journal entry id (uuid), from listJournalEntries or createJournalEntry.'),
+});
