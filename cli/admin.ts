@@ -3,7 +3,7 @@ import { createServices } from '../domain/bootstrap.ts';
 import { createApiKey, revokeApiKey } from '../domain/apikeys/keys.ts';
 import { createCompany, createMembership, createUser } from '../domain/users/admin.ts';
 import { SCOPES } from '../domain/kernel/scopes.ts';
-import { configFromEnvironment } from './load-config.ts';
+import { configFromEnvironment, startupStep } from './load-config.ts';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 (Administration on the database. The API client is \`npx accounting\`.)
@@ -39,7 +39,7 @@ if (values.help || command === '') {
   process.exit(0);
 }
 
-const services = await createServices(configFromEnvironment(), { migrate: true });
+const services = await startupStep(() => createServices(configFromEnvironment(), { migrate: true, processName: 'npm run cli' }));
 const db = services.database.prisma;
 const print = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 

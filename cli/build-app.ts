@@ -1,6 +1,7 @@
 import type { Services } from '../domain/kernel/context.ts';
 import { registry } from '../registry/index.ts';
-import { createApp, type RouteModule } from '../rest/app.ts';
+import { createApp } from '../rest/app.ts';
+import type { RouteModule } from '../registry/http/app-env.ts';
 import { mountMcp } from '../mcp/http.ts';
 import { discoveryRoutes } from '../discovery/routes.ts';
 import { cronRoute } from '../dispatcher/cron-route.ts';

@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig, type Config } from '../domain/kernel/config.ts';
+import { describeStartupFailure } from './startup-failure.ts';
 
 /** The one place that reads process.env; a bad configuration stops the process with one clear line. */
 export function configFromEnvironment(): Config {
@@ -13,15 +14,15 @@ export function configFromEnvironment(): Config {
   }
 }
 
-/** Runs a start-up step; a configuration problem it finds stops the process with one line too. */
-export async function startupStep<T>(step: () => Promise<T>): Promise<T> {
+/**
+ * Runs a start-up step; whatever it fails with (a setting, a held data directory, a taken port, an
+ * unreachable database) stops the process with one clear line on stderr, never a stack trace.
+ */
+export async function startupStep<T>(step: () => Promise<T>, context: { port?: number; host?: string } = {}): Promise<T> {
   try {
     return await step();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
+    process.stderr.write(`${describeStartupFailure(error, context)}\n`);
+    process.exit(1);
   }
 }

@@ -6,7 +6,7 @@ import { ConfigError } from '../domain/kernel/config.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
 import { serveStdio, StdioAuthError } from '../mcp/stdio.ts';
 import { resolveSelection, type Selection } from '../mcp/toolsets.ts';
-import { configFromEnvironment } from './load-config.ts';
+import { configFromEnvironment, startupStep } from './load-config.ts';
 
 const USAGE = `Usage: API_KEY=sk_… npm run mcp -- [--variant namespaced|flat] [--toolsets a,b] [--read-only]
 Serves the MCP tools over stdio for the key in API_KEY (logs go to stderr). MCP_TOOLSETS and
@@ -44,7 +44,7 @@ try {
   throw error;
 }
 
-const services = await createServices(config);
+const services = await startupStep(() => createServices(config, { processName: 'npm run mcp' }));
 let server: Server;
 try {
   server = await serveStdio({ services, apiKey, selection });

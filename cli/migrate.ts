@@ -1,14 +1,15 @@
 import { openDatabase } from '../domain/db/client.ts';
 import { migratePglite, migratePostgres } from '../domain/db/migrate.ts';
-import { configFromEnvironment } from './load-config.ts';
+import { configFromEnvironment, startupStep } from './load-config.ts';
 
 const config = configFromEnvironment();
-let applied: string[];
-if (config.DATABASE_URL) {
-  applied = await migratePostgres(config.DATABASE_URL);
-} else {
-  const database = await openDatabase({ dataDir: config.DATA_DIR });
-  applied = await migratePglite(database.pglite!);
-  await database.close();
-}
+const applied = await startupStep(async () => {
+  if (config.DATABASE_URL) return migratePostgres(config.DATABASE_URL);
+  const database = await openDatabase({ dataDir: config.DATA_DIR, processName: 'npm run migrate' });
+  try {
+    return await migratePglite(database.pglite!);
+  } finally {
+    await database.close();
+  }
+});
 process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'Database is up to date.\n');

@@ -4,14 +4,15 @@ import { listen } from '../rest/server.ts';
 import { configFromEnvironment, startupStep } from './load-config.ts';
 import { buildApp } from './build-app.ts';
 import { startWorker } from '../dispatcher/worker.ts';
+import { gracefulShutdown } from './shutdown.ts';
 
 const config = configFromEnvironment();
-const services = await startupStep(() => createServices(config));
+const services = await startupStep(() => createServices(config, { processName: 'npm start' }));
 // Built before seeding, so a setting the app refuses stops start-up before any key is printed.
 const app = await startupStep(async () => buildApp(services));
 
 if (config.embedded || config.SEED_DEMO) {
-  const demo = await seedDemo(services.database.prisma);
+  const demo = await startupStep(() => seedDemo(services.database.prisma));
   if (demo) {
     // Shown once: only the key's hash is stored.
     process.stdout.write(
@@ -27,17 +28,18 @@ if (config.embedded || config.SEED_DEMO) {
   }
 }
 
-const { server, port } = await listen(app, config.PORT, config.HOST);
+const { server, port } = await startupStep(() => listen(app, config.PORT, config.HOST), { port: config.PORT, host: config.HOST });
 services.logger.info({ port, host: config.HOST, database: services.database.kind }, 'listening');
+// A second process refused the embedded data directory is told where this server answers instead.
+services.database.lock?.update({ url: localUrl(config.HOST, port) });
 
 // Deliveries go out from this process unless separate workers run (DISPATCHER_TIMER=false).
 const worker = config.DISPATCHER_TIMER ? startWorker(services) : null;
 
-const shutdown = (): void => {
-  server.close();
-  void (worker?.stop() ?? Promise.resolve())
-    .then(() => services.database.close())
-    .finally(() => process.exit(0));
-};
-process.once('SIGINT', shutdown);
-process.once('SIGTERM', shutdown);
+gracefulShutdown({ server, worker, services, graceMs: config.SHUTDOWN_GRACE_MS });
+
+/** How a process on this machine reaches the server (a wildcard address is reached on loopback). */
+function localUrl(host: string, boundPort: number): string {
+  const name = host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${boundPort}`;
+}

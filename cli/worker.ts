@@ -1,6 +1,6 @@
 import { createServices } from '../domain/bootstrap.ts';
 import { startWorker } from '../dispatcher/worker.ts';
-import { configFromEnvironment } from './load-config.ts';
+import { configFromEnvironment, startupStep } from './load-config.ts';
 
 const config = configFromEnvironment();
 if (config.embedded) {
@@ -8,7 +8,7 @@ if (config.embedded) {
   process.stderr.write('npm run worker needs DATABASE_URL (PostgreSQL); with the embedded database, npm start delivers webhooks itself.\n');
   process.exit(1);
 }
-const services = await createServices(config, { migrate: false });
+const services = await startupStep(() => createServices(config, { migrate: false, processName: 'npm run worker' }));
 const worker = startWorker(services);
 services.logger.info({ batch: config.WORKER_BATCH_SIZE, pid: process.pid }, 'delivery worker started');
 

@@ -1,7 +1,9 @@
+import { API_PREFIX } from '../registry/api-prefix.ts';
+
 /** Where the discovery surface serves each document, relative to PUBLIC_BASE_URL. */
 export const DISCOVERY_PATHS = {
-  openapi: '/api/v1/openapi.json',
-  capabilities: '/api/v1/capabilities',
+  openapi: `${API_PREFIX}/openapi.json`,
+  capabilities: `${API_PREFIX}/capabilities`,
   llmsTxt: '/llms.txt',
   securityTxt: '/.well-known/security.txt',
   /** Agent Skills discovery v0.1.0 (`files` as names) … */

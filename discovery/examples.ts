@@ -4,7 +4,7 @@ import { API_VERSION } from '../domain/kernel/version.ts';
 import { eventExample } from '../domain/events/catalog.ts';
 import { errorBody, type ErrorBody } from '../registry/error-catalog.ts';
 import type { AuditMeta } from '../domain/audit/append.ts';
-import type { ResponseMeta } from '../rest/envelope.ts';
+import type { ResponseMeta } from '../registry/http/envelope.ts';
 import { isPaginated, isWrite, pathParamNames, responseContentType, type DescribedOperation } from './operation-traits.ts';
 
 /**

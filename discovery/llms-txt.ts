@@ -1,6 +1,7 @@
 import { groupInfo, groupsInUse, EVENTS_TAG } from './groups.ts';
 import { ERRORS_DOC, EVENTS_DOC, INDEX_DOC, groupDocFile } from './reference-docs.ts';
 import { DISCOVERY_PATHS } from './discovery-paths.ts';
+import { API_PREFIX } from '../registry/api-prefix.ts';
 import type { Skill } from './skills.ts';
 import type { DescribedOperation } from './operation-traits.ts';
 
@@ -18,7 +19,7 @@ export function renderLlmsTxt(operations: readonly DescribedOperation[], skills:
     '> A multi-company bookkeeping service with a JSON REST API: companies, webhook subscriptions and signed event deliveries. ' +
       'Authenticate with `Authorization: Bearer <API_KEY>`; company-scoped calls need a company id from `GET /api/v1/companies`.',
     '',
-    `- Canonical API base URL: ${url('/api/v1')}`,
+    `- Canonical API base URL: ${url(API_PREFIX)}`,
     `- MCP server (Streamable HTTP, same bearer API key): ${url(DISCOVERY_PATHS.mcp)}`,
     `- Security disclosure policy: ${url(DISCOVERY_PATHS.securityTxt)}`,
     '',

@@ -5,8 +5,8 @@ import { EVENT_CATALOG, EVENT_TYPES, eventEnvelopeSchemaFor, type EventType } fr
 import { ERROR_CODES, type ErrorCode } from '../domain/kernel/errors.ts';
 import { ERROR_CATALOG, ErrorBody } from '../registry/error-catalog.ts';
 import { IDEMPOTENCY_KEY_CHARS, IDEMPOTENCY_KEY_MAX } from '../registry/invoke.ts';
-import { ResponseMeta } from '../rest/envelope.ts';
-import { SIGNATURE_HEADER } from '../dispatcher/sign.ts';
+import { ResponseMeta } from '../registry/http/envelope.ts';
+import { SIGNATURE_HEADER } from '../domain/webhooks/signature-header.ts';
 import { errorExample, eventExample, requestBodyExample, responseExample } from './examples.ts';
 import { EVENTS_TAG, groupInfo, groupsInUse } from './groups.ts';
 import { objectProperties, toJsonSchema, type JsonSchema, type SchemaIo } from './json-schema.ts';

@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../domain/kernel/errors.ts';
 import { ERROR_CATALOG } from '../registry/error-catalog.ts';
 import { isPublic, isTenantScoped, isWrite, requiredScope, type Operation } from '../registry/define-operation.ts';
-import { API_PREFIX } from '../rest/app.ts';
+import { API_PREFIX } from '../registry/api-prefix.ts';
 
 /**
  * Facts every discovery output derives from an operation declaration, computed in one place so

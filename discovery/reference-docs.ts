@@ -2,7 +2,7 @@ import { API_VERSION } from '../domain/kernel/version.ts';
 import { EVENT_CATALOG, EVENT_TYPES, PAYROLL_SCOPE, type EventType } from '../domain/kernel/events.ts';
 import { ERROR_CODES } from '../domain/kernel/errors.ts';
 import { ERROR_CATALOG, docsUrlFor } from '../registry/error-catalog.ts';
-import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER } from '../dispatcher/sign.ts';
+import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER } from '../domain/webhooks/signature-header.ts';
 import type { Group } from '../registry/define-operation.ts';
 import { capabilityIdOf } from '../registry/capabilities.ts';
 import { CLI_EXIT_TEXT, CLI_NAME } from '../registry/cli-command.ts';

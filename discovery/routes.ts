@@ -3,10 +3,10 @@ import type { Services } from '../domain/kernel/context.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
 import { registry as defaultRegistry } from '../registry/index.ts';
 import type { Registry } from '../registry/build-registry.ts';
-import type { RouteModule } from '../rest/app.ts';
-import { errorResponse } from '../rest/error-response.ts';
-import { securityHeaders } from '../rest/security-headers.ts';
-import type { AppEnv } from '../rest/types.ts';
+import type { RouteModule } from '../registry/http/app-env.ts';
+import { errorResponse } from '../registry/http/error-response.ts';
+import { securityHeaders } from '../registry/http/security-headers.ts';
+import type { AppEnv } from '../registry/http/app-env.ts';
 import { DISCOVERY_PATHS } from './discovery-paths.ts';
 import { loadScalarBundle, renderDocsPage } from './docs-page.ts';
 import { renderLlmsTxt } from './llms-txt.ts';
@@ -14,6 +14,8 @@ import { buildOpenApiDocument } from './openapi.ts';
 import { renderReferenceDocs } from './reference-docs.ts';
 import { renderSecurityTxt } from './security-txt.ts';
 import { buildSkills, skillsIndexV1, skillsIndexV2 } from './skills.ts';
+import { renderCapabilityPage } from './capability-page.ts';
+import { CAPABILITY_DOCS_PREFIX, localCapabilities } from '../registry/capabilities.ts';
 
 /**
  * The discovery surface as a RouteModule: /api/v1/openapi.json, /llms.txt, security.txt, the
@@ -48,6 +50,7 @@ export function createDiscoveryRoutes(options: DiscoveryOptions = {}): RouteModu
     const skillsV1 = once(() => JSON.stringify(skillsIndexV1(skills())));
     const skillsV2 = once(() => JSON.stringify(skillsIndexV2(skills(), base)));
     const referenceDocs = once(() => renderReferenceDocs(operations));
+    const capabilities = once(() => localCapabilities(operations));
     const bundle = once(loadScalarBundle);
     const docsPage = once(() => renderDocsPage(bundle()?.path ?? `${DISCOVERY_PATHS.docsAssets}/scalar-not-installed.js`));
 
@@ -76,6 +79,13 @@ export function createDiscoveryRoutes(options: DiscoveryOptions = {}): RouteModu
     app.get(`${DISCOVERY_PATHS.referenceDocs}/:file`, publicHeaders, (c) => {
       const content = referenceDocs().get(c.req.param('file'));
       return content === undefined ? notFound(c, 'reference page') : send(c, content, MARKDOWN_TYPE);
+    });
+
+    // Each capability record's docsPath resolves here (by any id the lookup accepts).
+    app.get(`${CAPABILITY_DOCS_PREFIX}/:capabilityId`, publicHeaders, (c) => {
+      const record = capabilities().find(c.req.param('capabilityId'));
+      const op = record && registry.byId(record.operationId);
+      return record && op ? send(c, renderCapabilityPage(record, op), MARKDOWN_TYPE) : notFound(c, 'capability');
     });
 
     if (!bundle()) {

@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { ErrorCode } from '../domain/kernel/errors.ts';
 import { ERROR_CATALOG } from '../registry/error-catalog.ts';
-import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER } from '../dispatcher/sign.ts';
+import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER } from '../domain/webhooks/signature-header.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../domain/kernel/pagination.ts';
 import type { Group } from '../registry/define-operation.ts';
 import { curlExample } from './command-examples.ts';
 import { groupInfo, groupsInUse } from './groups.ts';
 import { describeType, objectProperties, resolveRef, toJsonSchema } from './json-schema.ts';
 import { DISCOVERY_PATHS } from './discovery-paths.ts';
+import { API_PREFIX } from '../registry/api-prefix.ts';
 import {
   fullPath,
   isPaginated,
@@ -60,7 +61,7 @@ function skillDescription(group: Group, ops: readonly DescribedOperation[]): str
 
 function renderSkill(name: string, description: string, group: Group, ops: readonly DescribedOperation[], base: string): string {
   const info = groupInfo(group);
-  const api = `${base}/api/v1`;
+  const api = `${base}${API_PREFIX}`;
   const sections = [
     // JSON strings are valid YAML scalars, so the front matter needs no YAML library.
     `---\nname: ${name}\ndescription: ${JSON.stringify(description)}\n---`,

@@ -2,8 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { Services } from '../domain/kernel/context.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
-import { errorBody } from '../registry/error-catalog.ts';
-import type { AppEnv } from '../rest/types.ts';
+import { errorResponse } from '../registry/http/error-response.ts';
+import { readBearer } from '../registry/http/bearer.ts';
+import type { AppEnv } from '../registry/http/app-env.ts';
 import { tick } from './tick.ts';
 import { senderFor } from './worker.ts';
 import type { Sender } from './send.ts';
@@ -14,7 +15,8 @@ const digest = (value: string): Buffer => createHash('sha256').update(value).dig
 
 /** Constant-time comparison of the bearer token with the configured secret. */
 function authorised(header: string | undefined, secret: string): boolean {
-  const token = /^Bearer (.+)$/.exec(header ?? '')?.[1] ?? '';
+  const bearer = readBearer(header);
+  const token = bearer.kind === 'token' ? bearer.token : '';
   return timingSafeEqual(digest(token), digest(secret));
 }
 
@@ -33,8 +35,7 @@ export function cronRoute(options: { sender?: Sender } = {}) {
     const sender = options.sender ?? senderFor(services);
     app.post(CRON_PATH, async (c) => {
       if (!authorised(c.req.header('authorization'), secret)) {
-        c.header('WWW-Authenticate', 'Bearer realm="cron"');
-        return c.json(errorBody(new DomainError('UNAUTHENTICATED', { message: 'Invalid cron secret.' }), c.get('requestId')), 401);
+        return errorResponse(c, new DomainError('UNAUTHENTICATED', { message: 'Invalid cron secret.' }));
       }
       const summary = await tick(services, sender);
       services.logger.info({ ...summary }, 'cron dispatch tick');

@@ -6,11 +6,9 @@
  * Pure and transport-free: no I/O, no clock unless the caller omits `now`.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER } from '../domain/webhooks/signature-header.ts';
 
-export const SIGNATURE_HEADER = 'X-Service-Signature';
-
-/** Five minutes either side of the receiver's clock, as Stripe defaults. */
-export const DEFAULT_TOLERANCE_SECONDS = 300;
+export { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER };
 
 /** The only scheme we emit and accept; others (e.g. Stripe's test-mode `v0`) are ignored. */
 const SIGNATURE_SCHEME = 'v1';

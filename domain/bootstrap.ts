@@ -16,6 +16,8 @@ export interface BootstrapOptions {
   memory?: boolean;
   /** DNS resolver for webhook URL checks; tests inject one so nothing depends on outside DNS. */
   resolver?: Resolver;
+  /** How this process is named to another one refused the embedded data directory. */
+  processName?: string;
 }
 
 /** Opens the database (migrating it), loads the encryption key and builds the shared services. */
@@ -26,6 +28,7 @@ export async function createServices(config: Config, options: BootstrapOptions =
     databaseUrl: config.DATABASE_URL,
     anonDatabaseUrl: config.DATABASE_ANON_URL,
     dataDir: options.memory ? 'memory' : config.DATA_DIR,
+    ...(options.processName && { processName: options.processName }),
   });
   if (database.pglite && options.migrate !== false) await migratePglite(database.pglite);
   const secretBox = config.ENCRYPTION_KEY ? SecretBox.fromSetting(config.ENCRYPTION_KEY) : SecretBox.fromDataDir(config.DATA_DIR);

@@ -23,32 +23,33 @@ const asText = (value: unknown): unknown =>
 /**
  * Splits the merged arguments back into the REST request they stand for. Names declared by the
  * path or query schemas go there; everything else is the body (so an unknown field meets the same
- * strict body schema as over REST); without a body, leftovers are ignored like unknown query params.
+ * strict check as over REST); without a body of fields, leftovers are query parameters, which the
+ * pipeline refuses by name as unknown.
  */
-export function toRequest(entry: ToolEntry, args: Arguments): Pick<Invocation, 'raw' | 'idempotencyKey' | 'dryRun'> {
+export function toRequest(entry: ToolEntry, args: Arguments): Pick<Invocation, 'raw' | 'idempotencyKey'> {
   const params: Record<string, string> = {};
   const query: Record<string, unknown> = {};
   const body: Record<string, unknown> = {};
   let idempotencyKey: string | undefined;
-  let dryRun = false;
   for (const [name, value] of Object.entries(args)) {
     if (name === IDEMPOTENCY_ARG) {
       // Anything but a string fails invoke()'s format check, as a malformed header would.
       idempotencyKey = typeof value === 'string' ? value : '';
     } else if (name === DRY_RUN_ARG) {
-      dryRun = value === true || value === 'true';
+      // Parsed (strictly, with REST's query flag) by the pipeline.
+      query[name] = value;
     } else if (entry.paramKeys.has(name)) {
       params[name] = String(asText(value));
-    } else if (entry.queryKeys.has(name) || entry.body === 'none') {
-      query[name] = asText(value);
-    } else if (entry.body === 'fields') {
+    } else if (entry.body === 'fields' && !entry.queryKeys.has(name)) {
       body[name] = value;
+    } else if (!(entry.body === 'wrapped' && name === 'body')) {
+      query[name] = asText(value);
     }
   }
   const raw: Invocation['raw'] = { params, query };
   if (entry.body === 'fields') raw.body = body;
   if (entry.body === 'wrapped') raw.body = args.body;
-  return { raw, idempotencyKey, dryRun };
+  return { raw, idempotencyKey };
 }
 
 /** Runs one tool call through the shared pipeline: the same scopes, tenancy, limits, idempotency and audit as REST. */

@@ -1,24 +1,22 @@
-import type { Context } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { authenticateKey } from '../domain/apikeys/keys.ts';
 import type { Principal } from '../domain/kernel/context.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
-import { errorBody } from '../registry/error-catalog.ts';
 import { registry } from '../registry/index.ts';
-import type { RouteModule } from '../rest/app.ts';
-import type { AppEnv } from '../rest/types.ts';
+import type { RouteModule } from '../registry/http/app-env.ts';
 import { buildServer, type HandlerExtra } from './build-server.ts';
 import { logMcpDenial, type DenialFacts, type McpDenialReason } from './denial-log.ts';
-import { SECURITY_HEADERS } from '../registry/security-headers.ts';
+import { SECURITY_HEADERS } from '../registry/http/security-headers.ts';
+import { errorResponse } from '../registry/http/error-response.ts';
+import { readBearer } from '../registry/http/bearer.ts';
+import { loggedHeader } from '../registry/http/logged-header.ts';
+import { MAX_BODY_BYTES } from '../registry/http/body-limit.ts';
 import { hostPolicy } from './dns-rebinding.ts';
 import { ToolIndex } from './tools.ts';
 import { configuredToolsets, resolveSelection, type Selection } from './toolsets.ts';
 
 export const MCP_PATH = '/mcp';
-const MAX_BODY_BYTES = 1024 * 1024; // the REST body limit (PAYLOAD_TOO_LARGE says 1 MiB)
-const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 
 // The API's security headers, minus X-Robots-Tag; no-store because answers carry tenant data.
 const HEADERS: Readonly<Record<string, string>> = { ...SECURITY_HEADERS, 'Cache-Control': 'no-store' };
@@ -48,7 +46,7 @@ export const mountMcp: RouteModule = (app, services) => {
     const facts = (apiKeyId: string | null): DenialFacts => ({
       requestId: c.get('requestId'),
       address: c.env?.incoming?.socket?.remoteAddress,
-      userAgent: c.req.header('user-agent') ?? null,
+      userAgent: loggedHeader(c.req.header('user-agent')),
       apiKeyId,
       transport: 'http',
     });
@@ -63,16 +61,16 @@ export const mountMcp: RouteModule = (app, services) => {
     }
     if (c.req.method !== 'POST') {
       c.header('Allow', 'POST');
-      return errorJson(c, new DomainError('METHOD_NOT_ALLOWED', { message: 'This MCP endpoint is stateless: send JSON-RPC with POST; it offers no GET stream and no sessions to DELETE.' }));
+      return errorResponse(c, new DomainError('METHOD_NOT_ALLOWED', { message: 'This MCP endpoint is stateless: send JSON-RPC with POST; it offers no GET stream and no sessions to DELETE.' }));
     }
 
-    const token = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
+    const bearer = readBearer(c.req.header('authorization'));
+    const token = bearer.kind === 'token' ? bearer.token : null;
     const principal = token ? await authenticateKey(services.database.prisma, token, services.config.RATE_LIMIT_PER_MINUTE) : null;
     if (!token || !principal) {
-      const missing = (c.req.header('authorization') ?? '').trim() === '';
+      const missing = bearer.kind === 'missing';
       deny(missing ? 'missing_token' : 'invalid_token');
-      c.header('WWW-Authenticate', 'Bearer realm="api"');
-      return errorJson(c, new DomainError('UNAUTHENTICATED', { message: missing ? 'Missing bearer token.' : 'The API key is invalid or revoked.' }));
+      return errorResponse(c, new DomainError('UNAUTHENTICATED', { message: missing ? 'Missing bearer token.' : 'The API key is invalid or revoked.' }));
     }
     c.set('principal', principal);
 
@@ -82,7 +80,7 @@ export const mountMcp: RouteModule = (app, services) => {
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       deny('validation', error, principal.apiKeyId);
-      return errorJson(c, error);
+      return errorResponse(c, error);
     }
 
     const server = buildServer({
@@ -114,9 +112,4 @@ export const mountMcp: RouteModule = (app, services) => {
     }
   });
 };
-
-function errorJson(c: Context<AppEnv>, error: DomainError): Response {
-  const body = errorBody(error, c.get('requestId'));
-  return c.json(body, body.error.status as ContentfulStatusCode);
-}
 

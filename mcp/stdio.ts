@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { authenticateKey } from '../domain/apikeys/keys.ts';
 import type { Services } from '../domain/kernel/context.ts';
 import { registry } from '../registry/index.ts';
+import { newRequestId } from '../registry/request-id.ts';
 import { buildServer } from './build-server.ts';
 import { logMcpDenial } from './denial-log.ts';
 import { ToolIndex } from './tools.ts';
@@ -23,9 +23,6 @@ export interface StdioOptions {
   stdin?: Readable;
   stdout?: Writable;
 }
-
-/** The same id format as REST's, one per tool call, so audit entries look alike on both surfaces. */
-const newRequestId = (): string => `req_${randomBytes(12).toString('base64url')}`;
 
 /**
  * The stdio server: the same tools and pipeline as /mcp, for one local key. The key is checked at

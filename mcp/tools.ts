@@ -1,13 +1,14 @@
 import type { ListToolsResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { Scope } from '../domain/kernel/scopes.ts';
 import { requiredScope, type Operation } from '../registry/define-operation.ts';
+import { DRY_RUN_PARAM } from '../registry/invoke.ts';
 import { assignNames, VARIANTS, type Variant } from './naming.ts';
 import { isObjectSchema, toJsonSchema, type JsonSchema } from './schema.ts';
 import { selectionKey, type Selection } from './toolsets.ts';
 
 /** Optional arguments every surface understands; REST sends them as a header and a query flag. */
 export const IDEMPOTENCY_ARG = 'idempotency_key';
-export const DRY_RUN_ARG = 'dry_run';
+export const DRY_RUN_ARG = DRY_RUN_PARAM;
 
 const IDEMPOTENCY_SCHEMA: JsonSchema = {
   type: 'string',

@@ -1,6 +1,7 @@
 import { GROUPS, type Group } from '../registry/define-operation.ts';
 import { ConfigError, type Config } from '../domain/kernel/config.ts';
 import { DomainError, type ErrorDetail } from '../domain/kernel/errors.ts';
+import { FLAG_VALUES, parseFlag } from '../domain/kernel/flags.ts';
 import { DEFAULT_VARIANT, VARIANTS, type Variant } from './naming.ts';
 
 /**
@@ -23,8 +24,6 @@ export interface SelectionRequest {
 }
 
 const ALL = 'all';
-const TRUE = new Set(['true', '1']);
-const FALSE = new Set(['false', '0', '']);
 
 const split = (list: string): string[] => list.split(',').map((s) => s.trim()).filter(Boolean);
 const isGroup = (name: string): name is Group => (GROUPS as readonly string[]).includes(name);
@@ -61,14 +60,11 @@ export function resolveSelection(config: Pick<Config, 'MCP_TOOLSETS' | 'MCP_READ
   }
 
   let readOnly = config.MCP_READ_ONLY;
-  const flag = request.readOnly;
-  if (typeof flag === 'boolean') readOnly ||= flag;
-  else if (flag !== undefined) {
-    if (TRUE.has(flag)) readOnly = true;
-    else if (!FALSE.has(flag)) {
-      details.push({ path: 'read_only', message: 'Use true or false.' });
-      alternatives = ['true', 'false'];
-    }
+  const flag = parseFlag(request.readOnly === '' ? undefined : request.readOnly);
+  if (flag.ok) readOnly ||= flag.value ?? false;
+  else {
+    details.push({ path: 'read_only', message: `Use ${FLAG_VALUES.join(' or ')}.` });
+    alternatives = [...FLAG_VALUES];
   }
 
   const variant = request.variant === undefined || request.variant === '' ? DEFAULT_VARIANT : request.variant;

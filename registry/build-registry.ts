@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import type { Operation } from './define-operation.ts';
+import { ERROR_CATALOG } from './error-catalog.ts';
+import { BUILT_SURFACES, PIPELINE_ONLY_ERRORS, isPublic, isWrite, type Operation } from './define-operation.ts';
 
 export interface Registry {
   readonly operations: readonly Operation[];
@@ -16,7 +17,8 @@ function checkExample(op: Operation, part: string, schema: z.ZodType | null | un
 
 /**
  * Fails loudly at load time on anything that would make the surfaces disagree: duplicate ids or
- * routes, path parameters without a schema, examples that do not parse, a GET with side effects.
+ * routes, path parameters without a schema, examples that do not parse, a GET with side effects,
+ * a surface that does not exist, an error code a handler cannot throw.
  */
 export function buildRegistry(operations: readonly Operation[]): Registry {
   const problems: string[] = [];
@@ -43,6 +45,20 @@ export function buildRegistry(operations: readonly Operation[]): Registry {
     }
     if ((op.status === 204) !== (op.output === null)) problems.push(`${op.id}: status 204 goes with output null, and only then`);
     if (op.method === 'GET' && op.input.body) problems.push(`${op.id}: a GET takes no body`);
+    // A public write would be an anonymous change nobody could be held to account for.
+    if (isPublic(op) && isWrite(op)) problems.push(`${op.id}: a public operation must not write`);
+
+    // Capability records list these surfaces: each must exist, and every operation is served over REST.
+    const unbuilt = op.surfaces.filter((surface) => !BUILT_SURFACES.includes(surface));
+    if (unbuilt.length > 0) problems.push(`${op.id}: surface(s) ${unbuilt.join(', ')} do not exist (built: ${BUILT_SURFACES.join(', ')})`);
+    if (!op.surfaces.includes('api')) problems.push(`${op.id}: every operation is served over REST, so surfaces must include api`);
+
+    const errors = op.errors ?? [];
+    if (new Set(errors).size !== errors.length) problems.push(`${op.id}: errors lists a code twice`);
+    for (const code of errors) {
+      if (!(code in ERROR_CATALOG)) problems.push(`${op.id}: error ${code} has no catalogue entry`);
+      else if (PIPELINE_ONLY_ERRORS.includes(code)) problems.push(`${op.id}: ${code} comes from the pipeline, not a handler; do not declare it`);
+    }
 
     problems.push(
       ...checkExample(op, 'params', op.input.params, op.examples.params),

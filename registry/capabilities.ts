@@ -1,6 +1,7 @@
 import { API_PREFIX } from './api-prefix.ts';
 import { cliCommandLine, hasCliSurface } from './cli-command.ts';
-import { isTenantScoped, isWrite, type Group, type Operation, type Risk, type SideEffect, type Surface } from './define-operation.ts';
+import { isTenantScoped, isWrite, type Group, type Operation, type Risk, type SideEffect } from './define-operation.ts';
+import { VARIANTS, toolName } from './tool-names.ts';
 import { OWNER_PRODUCT, SURFACES, type CapabilityRecord, type LocalCapabilities } from '../domain/capabilities/record.ts';
 
 /** Capability records derived from operation declarations (DESIGN.md §3): the local mirror. */
@@ -28,12 +29,14 @@ const SIDE_EFFECT: Record<SideEffect, 'none' | 'create' | 'update' | 'emits_even
   emits_event: 'emits_event',
 };
 
+/** Where each capability's human page is served (`docsPath`), relative to PUBLIC_BASE_URL. */
+export const CAPABILITY_DOCS_PREFIX = '/capabilities';
+
 export const capabilityIdOf = (operationId: string): string =>
   `${OWNER_PRODUCT}.${operationId.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)}`;
 
 export function capabilityRecord(op: Omit<Operation, 'handler'>): CapabilityRecord {
   const capabilityId = capabilityIdOf(op.id);
-  const surfaces = new Set<Surface | 'api'>([...op.surfaces, 'api']);
   return {
     capabilityId,
     source: 'local_mirror',
@@ -41,7 +44,8 @@ export function capabilityRecord(op: Omit<Operation, 'handler'>): CapabilityReco
     riskLevel: RISK_LEVEL[op.risk],
     riskClassification: 'contract_declared',
     domain: DOMAIN_OF_GROUP[op.group] ?? 'general',
-    surfaces: SURFACES.filter((surface) => surfaces.has(surface as Surface)),
+    // Only surfaces that exist: the registry refuses any other at load.
+    surfaces: SURFACES.filter((surface) => (op.surfaces as readonly string[]).includes(surface)),
     operationId: op.id,
     tenantScoped: isTenantScoped(op),
     idempotent: op.idempotent,
@@ -49,19 +53,20 @@ export function capabilityRecord(op: Omit<Operation, 'handler'>): CapabilityReco
     rollbackSupport: op.reversible ? 'unknown' : 'none',
     requiresPolicy: op.risk === 'L2' || op.risk === 'L3',
     requiresAudit: isWrite(op),
-    docsPath: `/capabilities/${capabilityId}`,
+    docsPath: `${CAPABILITY_DOCS_PREFIX}/${capabilityId}`,
     apiEndpointRefs: [`${op.method} ${API_PREFIX}${op.path}`],
     cliCommandRefs: hasCliSurface(op) ? [cliCommandLine(op)] : [],
-    mcpToolRefs: [],
+    // Both naming variants: a client may know the tool by either.
+    mcpToolRefs: op.surfaces.includes('mcp') ? VARIANTS.map((variant) => toolName(op, variant)) : [],
   };
 }
 
 export function localCapabilities(operations: readonly Omit<Operation, 'handler'>[]): LocalCapabilities {
   const list = operations.map(capabilityRecord);
   const index = new Map<string, CapabilityRecord>();
+  // Resolvable by capability id, operation id, or either MCP tool name (DESIGN.md §6).
   for (const record of list) {
-    index.set(record.capabilityId, record);
-    index.set(record.operationId, record);
+    for (const name of [record.capabilityId, record.operationId, ...record.mcpToolRefs]) index.set(name, record);
   }
   return { list, find: (id) => index.get(id) };
 }

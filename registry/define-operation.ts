@@ -21,6 +21,12 @@ export type Group = (typeof GROUPS)[number];
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type Surface = 'api' | 'mcp' | 'cli';
+/**
+ * The surfaces that exist: each is generated from this registry (REST in rest/, MCP tools in mcp/).
+ * An operation may list only these (checked at load), so capability records never advertise a
+ * surface nobody can use. `cli` joins when the registry-generated command-line client does.
+ */
+export const BUILT_SURFACES: readonly Surface[] = ['api', 'mcp'];
 export type SideEffect = 'none' | 'create' | 'update' | 'delete' | 'emits_event';
 /** L0 read-only … L3 irreversible or money-moving; drives MCP hints and x-action-risk. */
 export type Risk = 'L0' | 'L1' | 'L2' | 'L3';
@@ -77,7 +83,8 @@ export interface OperationDefinition<
   /**
    * The domain errors this operation's handler may throw, beyond the ones the pipeline itself
    * answers from the operation's traits (auth, scope, tenancy, validation, idempotency, rate limit).
-   * OpenAPI, docs and MCP read this list; it is the one declaration of them.
+   * OpenAPI, docs and MCP read this list; it is the one declaration of them. Codes only the
+   * pipeline or a transport produces (PIPELINE_ONLY_ERRORS) are refused at load.
    */
   errors?: readonly ErrorCode[];
   /** The audit target's type for writes (the id is taken from data.id or the path). */
@@ -109,6 +116,19 @@ export function defineOperation<P extends AnyObject, Q extends AnyObject, B exte
 ): Operation {
   return definition as unknown as Operation;
 }
+
+/** Errors no handler throws: the pipeline and the transports answer them from traits and requests. */
+export const PIPELINE_ONLY_ERRORS: readonly ErrorCode[] = [
+  'UNAUTHENTICATED',
+  'RATE_LIMITED',
+  'IDEMPOTENCY_KEY_REQUIRED',
+  'IDEMPOTENCY_KEY_REUSED',
+  'IDEMPOTENCY_IN_PROGRESS',
+  'METHOD_NOT_ALLOWED',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'INTERNAL_ERROR',
+];
 
 export const isPublic = (op: Pick<Operation, 'auth'>): boolean => 'public' in op.auth;
 export const requiredScope = (op: Pick<Operation, 'auth'>): Scope | null => ('scope' in op.auth ? op.auth.scope : null);

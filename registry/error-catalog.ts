@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { ERROR_CODES, type DomainError, type ErrorCode } from '../domain/kernel/errors.ts';
+import { RETRY_AFTER_SECONDS } from '../domain/ratelimit/consume.ts';
+import { API_PREFIX } from './api-prefix.ts';
+import { MAX_BODY_TEXT } from './http/body-limit.ts';
 
 /** Public documentation root for error codes; each code has an anchor there. */
 export const ERROR_DOCS_BASE = 'https://docs.example-accounting.dev/errors';
@@ -14,19 +17,22 @@ export interface CatalogueEntry {
   validAlternatives: string[];
   /** MCP: `tool` errors go back to the model as an isError result; `protocol` ones as JSON-RPC errors. */
   mcp: 'tool' | 'protocol';
+  /** HTTP headers that go with this error on every HTTP surface (REST, /mcp, the cron route). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /**
- * The one table mapping domain error codes to transports. `satisfies Record<ErrorCode, …>` makes
- * adding a code without an entry a compile error.
+ * The one table mapping domain error codes to transports. Typed `Record<ErrorCode, …>`, so
+ * adding a code without an entry is a compile error.
  */
-export const ERROR_CATALOG = {
+export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   UNAUTHENTICATED: {
     status: 401,
     message: 'A valid API key is required.',
     recoveryHint: 'Send the header "Authorization: Bearer <API_KEY>" with an active key (sk_test_… or sk_live_…).',
     validAlternatives: [],
     mcp: 'tool',
+    headers: { 'WWW-Authenticate': 'Bearer realm="api"' },
   },
   INSUFFICIENT_SCOPE: {
     status: 403,
@@ -38,7 +44,7 @@ export const ERROR_CATALOG = {
   NOT_FOUND: {
     status: 404,
     message: 'The resource does not exist or is not accessible with this key.',
-    recoveryHint: 'Check the id: list the parent collection (e.g. GET /api/v1/companies) to find valid ids; never guess ids.',
+    recoveryHint: `Check the id: list the parent collection (e.g. GET ${API_PREFIX}/companies) to find valid ids; never guess ids.`,
     validAlternatives: [],
     mcp: 'tool',
   },
@@ -73,9 +79,10 @@ export const ERROR_CATALOG = {
   RATE_LIMITED: {
     status: 429,
     message: 'Too many requests for this API key in the current minute.',
-    recoveryHint: 'Wait for the number of seconds in Retry-After (60) before sending more requests.',
+    recoveryHint: `Wait for the number of seconds in Retry-After (${RETRY_AFTER_SECONDS}) before sending more requests.`,
     validAlternatives: [],
     mcp: 'tool',
+    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
   },
   CONFLICT: {
     status: 409,
@@ -87,14 +94,14 @@ export const ERROR_CATALOG = {
   METHOD_NOT_ALLOWED: {
     status: 405,
     message: 'This method is not allowed on this path.',
-    recoveryHint: 'See the Allow header or /api/v1/openapi.json for the methods this path supports.',
+    recoveryHint: `See the Allow header or ${API_PREFIX}/openapi.json for the methods this path supports.`,
     validAlternatives: [],
     mcp: 'protocol',
   },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     message: 'The request body is too large.',
-    recoveryHint: 'Send a smaller body (at most 1 MiB of JSON).',
+    recoveryHint: `Send a smaller body (at most ${MAX_BODY_TEXT} of JSON).`,
     validAlternatives: [],
     mcp: 'tool',
   },
@@ -196,7 +203,10 @@ export const ERROR_CATALOG = {
     validAlternatives: [],
     mcp: 'tool',
   },
-} as const satisfies Record<ErrorCode, CatalogueEntry>;
+};
+
+/** The headers an error carries on HTTP (none for most codes). */
+export const errorHeaders = (code: ErrorCode): Readonly<Record<string, string>> => ERROR_CATALOG[code].headers ?? {};
 
 export const docsUrlFor = (code: ErrorCode): string => `${ERROR_DOCS_BASE}#${code.toLowerCase()}`;
 

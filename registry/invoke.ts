@@ -9,12 +9,17 @@ import { consumeRateLimit } from '../domain/ratelimit/consume.ts';
 import { abandonIdempotent, beginIdempotent, completeIdempotent } from '../domain/idempotency/records.ts';
 import type { PaginationMeta } from '../domain/kernel/pagination.ts';
 import { sha256Hex } from '../domain/kernel/crypto.ts';
+import { FLAG_VALUES, parseFlag } from '../domain/kernel/flags.ts';
 import { isPublic, isTenantScoped, isWrite, requiredScope, type Operation } from './define-operation.ts';
+import { findUnknownFields } from './unknown-fields.ts';
+import { findUnstorableText } from './storable-text.ts';
 
 /**
  * The one request pipeline every surface (REST, MCP) runs an operation through, so both give the
  * same answers: rate limit → scope → company membership → validation → idempotency → handler in
- * one transaction with its audit entry → output check.
+ * one transaction with its audit entry → output check. Validation is strict and shared: unknown
+ * names, text the database cannot store and a malformed `dry_run` flag are refused here, once,
+ * for every operation.
  */
 
 export type DenialKind = 'insufficient_scope' | 'membership' | 'validation';
@@ -25,13 +30,19 @@ export interface Invocation {
   /** Authenticated caller; null on public operations called anonymously. */
   actor: Principal | null;
   requestId: string;
+  /**
+   * The caller's input as sent: path parameters, query parameters (REST's query string, or MCP
+   * arguments that are not path or body fields — `dry_run` included, parsed here) and the body.
+   */
   raw: { params: Record<string, string>; query: Record<string, unknown>; body?: unknown };
   /** Reads the body lazily, so scope and membership are checked before a body is even parsed. */
   loadBody?: () => Promise<unknown>;
   idempotencyKey?: string | undefined;
-  dryRun?: boolean;
   onDenial?: (kind: DenialKind, error: DomainError) => void;
 }
+
+/** The query parameter (and MCP argument) that asks for a dry run. */
+export const DRY_RUN_PARAM = 'dry_run';
 
 export interface InvocationMeta {
   pagination?: PaginationMeta;
@@ -90,13 +101,13 @@ function denialKind(error: DomainError): DenialKind | null {
 
 async function invokeUnlogged(inv: Invocation): Promise<InvocationResult> {
   const { op, actor, services } = inv;
-  const ctx: OperationContext = {
+  let ctx: OperationContext = {
     services,
     actor,
     requestId: inv.requestId,
     db: services.database.prisma,
     inTransaction: false,
-    dryRun: inv.dryRun ?? false,
+    dryRun: false,
     emitted: [],
   };
 
@@ -115,14 +126,10 @@ async function invokeUnlogged(inv: Invocation): Promise<InvocationResult> {
   }
 
   const body = op.input.body && inv.loadBody ? await inv.loadBody() : inv.raw.body;
-  const input = parseInput(op, { ...inv.raw, body });
-  if (inv.dryRun && !op.dryRun) {
-    throw new DomainError('VALIDATION_ERROR', {
-      message: `${op.id} does not support dry_run.`,
-      details: [{ path: 'query.dry_run', message: 'This operation does not support dry runs.' }],
-    });
-  }
-  if (op.idempotencyKey === 'required' && !inv.idempotencyKey) throw new DomainError('IDEMPOTENCY_KEY_REQUIRED');
+  const { input, dryRun } = parseInput(op, { ...inv.raw, body });
+  ctx = { ...ctx, dryRun };
+  // A dry run stores nothing, so there is nothing a key could make safe to repeat.
+  if (op.idempotencyKey === 'required' && !inv.idempotencyKey && !dryRun) throw new DomainError('IDEMPOTENCY_KEY_REQUIRED');
   if (inv.idempotencyKey !== undefined && (inv.idempotencyKey.length > IDEMPOTENCY_KEY_MAX || !IDEMPOTENCY_KEY.test(inv.idempotencyKey))) {
     throw new DomainError('VALIDATION_ERROR', {
       message: 'Idempotency-Key must be 1-255 visible ASCII characters.',
@@ -136,7 +143,7 @@ async function invokeUnlogged(inv: Invocation): Promise<InvocationResult> {
     return services.database.asAnon(async (anonDb) => run({ ...ctx, db: anonDb, inTransaction: true }, inv, input));
   }
   // Dry runs are never stored: they change nothing, so replaying them would be meaningless.
-  if (!isWrite(op) || inv.idempotencyKey === undefined || inv.dryRun) return run(ctx, inv, input);
+  if (!isWrite(op) || inv.idempotencyKey === undefined || dryRun) return run(ctx, inv, input);
   return runIdempotent(ctx, inv, input, inv.idempotencyKey);
 }
 
@@ -178,17 +185,17 @@ async function run(
   try {
     return await withTransaction(ctx, async (tx) => {
       const handled = await op.handler(tx, input);
+      if (ctx.dryRun) {
+        // Nothing was written, so there is no audit entry to point at, and nothing was created:
+        // a dry run answers 200 (DESIGN.md §6) whatever the real call would answer.
+        throw new DryRunRollback({ ...finish(op, handled, { dry_run: true, would_emit: [...(tx.emitted ?? [])] }), status: 200 });
+      }
       const audit = await appendAudit(tx, {
         action: op.id,
         companyId: (input.params as { companyId?: string }).companyId ?? companyIdOf(handled.data),
         target: auditTarget(op, input, handled.data),
-        details: inv.dryRun ? { dry_run: true } : {},
       });
-      const result = finish(op, handled, {
-        audit,
-        ...(inv.dryRun && { dry_run: true as const, would_emit: [...(ctx.emitted ?? [])] }),
-      });
-      if (inv.dryRun) throw new DryRunRollback(result);
+      const result = finish(op, handled, { audit });
       await beforeCommit?.(tx, result);
       return result;
     });
@@ -217,34 +224,89 @@ function finish(op: Operation, handled: { data: unknown; pagination?: Pagination
   };
 }
 
-function parseInput(op: Operation, raw: Invocation['raw']): { params: unknown; query: unknown; body: unknown } {
+type ParsedInput = { params: unknown; query: unknown; body: unknown };
+
+/**
+ * Parses params, query and body with the operation's schemas, strictly: every problem in every
+ * part is collected into one VALIDATION_ERROR, whose valid_alternatives name what would have been
+ * accepted (the declared names beside an unknown one, the values of an enum).
+ */
+function parseInput(op: Operation, raw: Invocation['raw']): { input: ParsedInput; dryRun: boolean } {
   const details: ErrorDetail[] = [];
-  // An enum mismatch (e.g. an unknown event_type) tells the caller every accepted value.
-  const alternatives: string[] = [];
-  const parsePart = (part: 'params' | 'query' | 'body', schema: z.ZodType | undefined, value: unknown): unknown => {
-    if (!schema) return part === 'body' ? undefined : {};
-    const result = schema.safeParse(value);
-    if (result.success) return result.data;
-    for (const issue of result.error.issues) {
-      const path = [part, ...issue.path.map(String)].join('.');
-      details.push({ path, message: issue.message });
-      if (issue.code === 'invalid_value') alternatives.push(...issue.values.map(String));
+  const alternatives = new Set<string>();
+  const { [DRY_RUN_PARAM]: dryRunFlag, ...query } = raw.query;
+
+  let dryRun = false;
+  if (dryRunFlag !== undefined) {
+    const flag = parseFlag(dryRunFlag);
+    if (!op.dryRun) {
+      details.push({ path: `query.${DRY_RUN_PARAM}`, message: `${op.id} does not support dry runs.` });
+    } else if (!flag.ok) {
+      details.push({ path: `query.${DRY_RUN_PARAM}`, message: `Use ${FLAG_VALUES.join(' or ')}.` });
+      for (const value of FLAG_VALUES) alternatives.add(value);
+    } else {
+      dryRun = flag.value === true;
     }
-    return undefined;
+  }
+
+  // What would reach the database: the parsed value (a schema may drop or clean a field, as a
+  // stale cursor is dropped), or the raw one when parsing failed, so every problem is named at once.
+  const refuseUnstorable = (value: unknown, part: string): void => {
+    for (const path of findUnstorableText(value, part)) {
+      details.push({ path, message: 'Contains a NUL character (U+0000), which cannot be stored; remove it.' });
+    }
   };
-  const parsed = {
+  const parsePart = (part: 'params' | 'query' | 'body', schema: z.ZodType | undefined, value: unknown): unknown => {
+    const noun = part === 'query' ? 'parameter' : 'field';
+    const extra = part === 'query' && op.dryRun ? [DRY_RUN_PARAM] : [];
+    if (!schema) {
+      refuseUnstorable(value, part);
+      if (part === 'body') {
+        if (value !== undefined) details.push({ path: 'body', message: `${op.id} takes no request body.` });
+        return undefined;
+      }
+      for (const name of Object.keys((value ?? {}) as object)) {
+        details.push({ path: `${part}.${name}`, message: `Unknown ${noun} "${name}".` });
+        for (const accepted of extra) alternatives.add(accepted);
+      }
+      return {};
+    }
+    const result = schema.safeParse(value);
+    // A strict schema may explain an unknown name itself (e.g. "event_type cannot be changed").
+    const explained = new Map<string, string>();
+    for (const issue of result.success ? [] : result.error.issues) {
+      if (issue.code !== 'unrecognized_keys') {
+        details.push({ path: [part, ...issue.path.map(String)].join('.'), message: issue.message });
+        // An enum mismatch (e.g. an unknown event_type) tells the caller every accepted value.
+        if (issue.code === 'invalid_value') for (const accepted of issue.values) alternatives.add(String(accepted));
+      } else if (!issue.message.startsWith('Unrecognized key')) {
+        for (const key of issue.keys) explained.set([part, ...issue.path.map(String), key].join('.'), issue.message);
+      }
+    }
+    // Unknown names, at any depth, whether or not the schema is strict: reported once each.
+    for (const unknown of findUnknownFields(schema, value, part)) {
+      const name = unknown.path.slice(unknown.path.lastIndexOf('.') + 1);
+      const accepted = [...unknown.accepted, ...extra];
+      const message = explained.get(unknown.path) ?? `Unknown ${noun} "${name}"; accepted: ${accepted.join(', ')}.`;
+      details.push({ path: unknown.path, message });
+      for (const acceptedName of accepted) alternatives.add(acceptedName);
+    }
+    refuseUnstorable(result.success ? result.data : value, part);
+    return result.success ? result.data : undefined;
+  };
+  const input = {
     params: parsePart('params', op.input.params, raw.params),
-    query: parsePart('query', op.input.query, raw.query),
+    query: parsePart('query', op.input.query, query),
     body: parsePart('body', op.input.body, raw.body),
   };
   if (details.length > 0) {
     throw new DomainError('VALIDATION_ERROR', {
       message: details.map((d) => `${d.path}: ${d.message}`).join('; '),
       details,
-      ...(alternatives.length > 0 && { validAlternatives: alternatives }),
+      ...(alternatives.size > 0 && { validAlternatives: [...alternatives] }),
     });
   }
-  return parsed;
+  return { input, dryRun };
 }
 
 function auditTarget(op: Operation, input: { params: unknown }, data: unknown): { type: string; id: string } | null {
@@ -262,7 +324,7 @@ const companyIdOf = (data: unknown): string | null => {
 };
 
 /** JSON with sorted keys, so the same request in another key order has the same fingerprint. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)

@@ -3,23 +3,19 @@ import type { Services } from '../domain/kernel/context.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
 import type { Registry } from '../registry/build-registry.ts';
 import { mountOperation, toHonoPath } from './mount-operation.ts';
-import { errorResponse } from './error-response.ts';
+import { errorResponse } from '../registry/http/error-response.ts';
 import { requestId } from './request-id.ts';
-import { securityHeaders } from './security-headers.ts';
-import type { AppEnv } from './types.ts';
+import { securityHeaders } from '../registry/http/security-headers.ts';
+import type { AppEnv, RouteModule } from '../registry/http/app-env.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
-
-export { API_PREFIX };
-
-/** Extra routes a caller (the server, tests) mounts beside the registry's: discovery, MCP, cron. */
-export type RouteModule = (app: Hono<AppEnv>, services: Services) => void;
 
 /** Builds the HTTP app: every registry operation under /api/v1, plus the given modules. */
 export function createApp(services: Services, registry: Registry, modules: readonly RouteModule[] = []): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+  // strict: false: `/companies/` is the same route as `/companies`, never a 405 contradicting its Allow.
+  const app = new Hono<AppEnv>({ strict: false });
   app.use('*', requestId);
 
-  const api = new Hono<AppEnv>();
+  const api = new Hono<AppEnv>({ strict: false });
   for (const op of registry.operations) mountOperation(api, services, op);
   app.route(API_PREFIX, api);
   for (const mount of modules) mount(app, services);
@@ -34,7 +30,7 @@ export function createApp(services: Services, registry: Registry, modules: reado
         c.header('Allow', allowed.join(', '));
         return errorResponse(c, new DomainError('METHOD_NOT_ALLOWED', { message: `Use ${allowed.join(' or ')} on this path.` }));
       }
-      return errorResponse(c, new DomainError('NOT_FOUND', { message: 'No such route. See /api/v1/openapi.json.' }));
+      return errorResponse(c, new DomainError('NOT_FOUND', { message: `No such route. See ${API_PREFIX}/openapi.json.` }));
     });
   });
 

@@ -2,15 +2,9 @@ import type { Context } from 'hono';
 import type { Services } from '../domain/kernel/context.ts';
 import type { Principal } from '../domain/kernel/context.ts';
 import { authenticateKey, attributeKey } from '../domain/apikeys/keys.ts';
-import type { AppEnv } from './types.ts';
+import type { AppEnv } from '../registry/http/app-env.ts';
+import { readBearer } from '../registry/http/bearer.ts';
 
-export type BearerResult = { kind: 'missing' } | { kind: 'malformed' } | { kind: 'token'; token: string };
-
-export function readBearer(header: string | undefined): BearerResult {
-  if (header === undefined || header.trim() === '') return { kind: 'missing' };
-  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-  return match?.[1] ? { kind: 'token', token: match[1] } : { kind: 'malformed' };
-}
 
 /** Resolves the key of a protected request with the privileged identity. */
 export async function authenticate(services: Services, c: Context<AppEnv>): Promise<

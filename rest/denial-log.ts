@@ -2,7 +2,8 @@ import type { Context } from 'hono';
 import type { DomainError } from '../domain/kernel/errors.ts';
 import type { Services } from '../domain/kernel/context.ts';
 import { formatTruncated, truncateAddress } from '../domain/kernel/client-address.ts';
-import type { AppEnv } from './types.ts';
+import type { AppEnv } from '../registry/http/app-env.ts';
+import { loggedHeader } from '../registry/http/logged-header.ts';
 
 export type DenialReason = 'missing_token' | 'invalid_token' | 'insufficient_scope' | 'membership' | 'validation';
 
@@ -21,8 +22,8 @@ export function logDenial(services: Services, c: Context<AppEnv>, reason: Denial
       method: c.req.method,
       path: c.req.path,
       client: formatTruncated(truncateAddress(address)),
-      user_agent: c.req.header('user-agent') ?? null,
-      api_key_id: c.get('principal')?.apiKeyId ?? null,
+      user_agent: loggedHeader(c.req.header('user-agent')),
+      api_key_id: c.get('principal')?.apiKeyId ?? c.get('attributedApiKeyId') ?? null,
     },
     'request denied',
   );

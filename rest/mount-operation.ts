@@ -6,14 +6,19 @@ import { invoke } from '../registry/invoke.ts';
 import { isPublic, type Operation } from '../registry/define-operation.ts';
 import { attributePublic, authenticate } from './auth.ts';
 import { logDenial } from './denial-log.ts';
-import { envelope } from './envelope.ts';
-import { errorResponse } from './error-response.ts';
+import { envelope } from '../registry/http/envelope.ts';
+import { errorResponse } from '../registry/http/error-response.ts';
 import { readJsonBody } from './read-body.ts';
-import { securityHeaders } from './security-headers.ts';
-import type { AppEnv } from './types.ts';
+import { securityHeaders } from '../registry/http/security-headers.ts';
+import type { AppEnv } from '../registry/http/app-env.ts';
 
 /** `/companies/{companyId}` → `/companies/:companyId` */
 export const toHonoPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
+
+/** Query parameters as sent: a repeated name keeps every value, so the schema refuses it rather than one being picked. */
+function queryOf(c: Context<AppEnv>): Record<string, string | string[]> {
+  return Object.fromEntries(Object.entries(c.req.queries()).map(([name, values]) => [name, values.length === 1 ? (values[0] as string) : values]));
+}
 
 /** Turns one registry entry into a Hono route running the shared pipeline. */
 export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operation): void {
@@ -21,7 +26,8 @@ export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operat
     try {
       let principal = null;
       if (isPublic(op)) {
-        await attributePublic(services, c);
+        // Attribution only: the key id goes into this request's log lines, never into authority.
+        c.set('attributedApiKeyId', (await attributePublic(services, c))?.apiKeyId ?? null);
       } else {
         const auth = await authenticate(services, c);
         if (!auth.ok) {
@@ -34,18 +40,14 @@ export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operat
       }
       c.set('principal', principal);
 
-      const query = c.req.query();
-      const dryRun = query.dry_run === 'true';
-      delete query.dry_run;
       const result = await invoke({
         services,
         op,
         actor: principal,
         requestId: c.get('requestId'),
-        raw: { params: c.req.param() as Record<string, string>, query },
+        raw: { params: c.req.param() as Record<string, string>, query: queryOf(c) },
         loadBody: () => readJsonBody(c),
         idempotencyKey: c.req.header('idempotency-key'),
-        dryRun,
         onDenial: (kind, error) => logDenial(services, c, kind, error),
       });
       if (result.replayed) c.header('Idempotent-Replayed', 'true');

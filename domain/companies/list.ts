@@ -1,5 +1,5 @@
 import type { OperationContext } from '../kernel/context.ts';
-import { requireActor } from '../kernel/context.ts';
+import { requireScope } from '../kernel/context.ts';
 import { decodeCursor, encodeCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery } from '../kernel/pagination.ts';
 import type { CompanyListItem } from './schemas.ts';
 
@@ -27,7 +27,7 @@ export async function listCompanies(
   ctx: OperationContext,
   query: PaginationQuery,
 ): Promise<{ companies: CompanyListItem[]; pagination: PaginationMeta }> {
-  const actor = requireActor(ctx);
+  const actor = requireScope(ctx, 'companies:read');
   const after = decodeCursor(LIST_NAME, query.cursor);
   const rows = await ctx.db.$queryRawUnsafe<Row[]>(
     `SELECT c.id, c.name, c.org_number, c.entity_type, c.livemode, c.created_at, c.updated_at,

@@ -1,11 +1,12 @@
 import type { OperationContext } from '../kernel/context.ts';
-import { withTransaction } from '../kernel/context.ts';
+import { requireScope, withTransaction } from '../kernel/context.ts';
 import { emitEvent, previousAttributes } from '../events/emit.ts';
 import { companyNotFound } from './access.ts';
 import { toCompany, type Company, type CompanyUpdateBody } from './schemas.ts';
 
 /** Updates a company's editable fields and emits company.updated with what changed. */
 export async function updateCompany(ctx: OperationContext, companyId: string, body: CompanyUpdateBody): Promise<Company> {
+  requireScope(ctx, 'companies:write');
   return withTransaction(ctx, async (tx) => {
     const before = await tx.db.company.findFirst({ where: { id: companyId, archivedAt: null } });
     if (!before) throw companyNotFound();

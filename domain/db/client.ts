@@ -3,6 +3,8 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
+import { basename } from 'node:path';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { PrismaClient, type Prisma } from './generated/client.ts';
 
 /** A client that can run queries: the root client or an open interactive transaction. */
@@ -22,6 +24,8 @@ export interface Database {
   asAnon<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /** The embedded engine, when there is one (the migrator and tests use it directly). */
   readonly pglite?: PGlite;
+  /** The embedded data directory's lock, held while the database is open (not for `memory`). */
+  readonly lock?: DataDirLock;
   close(): Promise<void>;
 }
 
@@ -37,11 +41,13 @@ export interface OpenDatabaseOptions {
   dataDir: string | 'memory';
   /** Connections in the privileged pool. */
   poolSize?: number;
+  /** How this process is named to a second one refused the embedded data directory, e.g. `npm start`. */
+  processName?: string;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
-  return openPglite(options.dataDir);
+  return openPglite(options.dataDir, options.processName ?? `node ${basename(process.argv[1] ?? 'process')}`);
 }
 
 function openPostgres(url: string, options: OpenDatabaseOptions): Database {
@@ -58,21 +64,30 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
   };
 }
 
-async function openPglite(dataDir: string): Promise<Database> {
+async function openPglite(dataDir: string, processName: string): Promise<Database> {
   let pglite: PGlite;
+  let lock: DataDirLock | undefined;
   if (dataDir === 'memory') {
     pglite = new PGlite();
   } else {
     const dir = join(dataDir, 'pglite');
     mkdirSync(dir, { recursive: true });
+    // Before PGlite touches the files: a second process must never open them (DataDirLockedError).
+    lock = lockDataDir(dataDir, processName);
     pglite = new PGlite(dir);
   }
-  await pglite.waitReady;
+  try {
+    await pglite.waitReady;
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
   return {
     kind: 'pglite',
     prisma,
     pglite,
+    ...(lock && { lock }),
     // PGlite has one connection, so the anonymous identity is a role switch scoped to a transaction.
     asAnon: (fn) =>
       prisma.$transaction(async (tx) => {
@@ -82,6 +97,7 @@ async function openPglite(dataDir: string): Promise<Database> {
     close: async () => {
       await prisma.$disconnect();
       await pglite.close();
+      lock?.release();
     },
   };
 }

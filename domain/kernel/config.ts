@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FLAG_VALUES, parseFlag } from './flags.ts';
 
 /**
  * Every setting the service reads, parsed once with zod. Nothing else reads `process.env`
@@ -10,10 +11,18 @@ const optionalString = z
   .transform((v) => (v === '' ? undefined : v))
   .optional();
 
-const booleanFlag = z
-  .enum(['true', 'false', '1', '0', ''])
-  .optional()
-  .transform((v) => v === 'true' || v === '1');
+/** A boolean setting: the one flag grammar (true/false); empty or unset takes the default. */
+const booleanFlag = (defaultValue: boolean) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((v, ctx) => {
+      const flag = parseFlag(v === '' ? undefined : v);
+      if (flag.ok) return flag.value ?? defaultValue;
+      ctx.addIssue({ code: 'custom', message: `use ${FLAG_VALUES.join(' or ')}` });
+      return z.NEVER;
+    });
 
 export const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -31,19 +40,18 @@ export const ConfigSchema = z.object({
   /** How long a capability lookup waits for the upstream registry before using the local copy. */
   CAPABILITY_REGISTRY_TIMEOUT_MS: z.coerce.number().int().min(1).max(30_000).default(2_000),
   /** Run the delivery loop inside `npm start` (default); turn off where separate workers run. */
-  DISPATCHER_TIMER: z
-    .enum(['true', 'false', '1', '0', ''])
-    .optional()
-    .transform((v) => v !== 'false' && v !== '0'),
+  DISPATCHER_TIMER: booleanFlag(true),
   /** PEM file of extra CAs trusted for webhook receivers, on top of the default store. */
   WEBHOOK_CA_FILE: optionalString,
+  /** How long a stopping server waits for in-flight requests and sends before closing them. */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
   /** Deliveries claimed per worker round (1-1000). */
   WORKER_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
-  SEED_DEMO: booleanFlag,
+  SEED_DEMO: booleanFlag(false),
   /** MCP: comma-separated toolsets (registry groups) to expose; empty means all. */
   MCP_TOOLSETS: optionalString,
   /** MCP: expose only operations without side effects. */
-  MCP_READ_ONLY: booleanFlag,
+  MCP_READ_ONLY: booleanFlag(false),
   /** MCP: extra Host header values accepted on /mcp besides the PUBLIC_BASE_URL host and localhost. */
   MCP_ALLOWED_HOSTS: optionalString,
   /** MCP: Origin values accepted on /mcp besides PUBLIC_BASE_URL's origin. */

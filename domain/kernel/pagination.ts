@@ -5,12 +5,18 @@ export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
 
 const CURSOR_VERSION = 1;
+/** Our cursors are about 120 characters; anything far longer is not one of ours and restarts the list. */
+const MAX_CURSOR_LENGTH = 512;
+/** base64url, as encodeCursor writes it. */
+const CURSOR_CHARS = /^[A-Za-z0-9_-]*$/;
 
 export const PaginationQuery = z.object({
+  // A cursor is never refused (spec Errors 4): one too long to be ours, or holding text no cursor
+  // of ours has, is dropped here, and the list restarts at page one like any other stale cursor.
   cursor: z
     .string()
-    .max(512)
     .optional()
+    .transform((cursor) => (cursor === undefined || cursor.length > MAX_CURSOR_LENGTH || !CURSOR_CHARS.test(cursor) ? undefined : cursor))
     .describe('Opaque cursor from meta.pagination.next_cursor of the previous page; omit for the first page.'),
   limit: z.coerce
     .number()
@@ -34,10 +40,23 @@ export interface KeysetPosition {
   id: string;
 }
 
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?Z$/;
+
+/** A UTC instant that really exists (no month 13, no 30 February, no 25:00), as PostgreSQL will read it. */
+export function isRealInstant(text: string): boolean {
+  const match = INSTANT.exec(text);
+  if (!match) return false;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  if (year < 1 || month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return false;
+  const lastDay = new Date(0);
+  lastDay.setUTCFullYear(year, month, 0); // day 0 of the next month: the last day of this one
+  return day >= 1 && day <= lastDay.getUTCDate();
+}
+
 const CursorPayload = z.object({
   v: z.literal(CURSOR_VERSION),
   l: z.string(),
-  at: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/),
+  at: z.string().refine(isRealInstant),
   id: z.uuid(),
 });
 

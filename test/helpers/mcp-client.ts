@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { AppEnv } from '../../rest/types.ts';
+import type { AppEnv } from '../../registry/http/app-env.ts';
 
 export interface InProcessOptions {
   key?: string;

@@ -34,4 +34,17 @@ describe('configuration', () => {
   it('strips a trailing slash from the canonical base URL', () => {
     expect(loadConfig({ PUBLIC_BASE_URL: 'https://api.example.com/' }).PUBLIC_BASE_URL).toBe('https://api.example.com');
   });
+
+  it('reads boolean settings with the one flag grammar: true or false, empty for the default', () => {
+    expect(loadConfig({}).DISPATCHER_TIMER).toBe(true);
+    expect(loadConfig({ DISPATCHER_TIMER: '' }).DISPATCHER_TIMER).toBe(true);
+    expect(loadConfig({ DISPATCHER_TIMER: 'false', MCP_READ_ONLY: 'true', SEED_DEMO: 'true' })).toMatchObject({
+      DISPATCHER_TIMER: false,
+      MCP_READ_ONLY: true,
+      SEED_DEMO: true,
+    });
+    for (const value of ['0', '1', 'yes', 'TRUE']) {
+      expect(() => loadConfig({ DISPATCHER_TIMER: value }), value).toThrow(/DISPATCHER_TIMER: use true or false/);
+    }
+  });
 });

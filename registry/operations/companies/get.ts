@@ -12,6 +12,7 @@ export const getCompany = defineOperation({
   description: 'One company: name, organisation number, legal form and whether it is live or sandbox.',
   auth: { scope: 'companies:read' },
   ...READ_ONLY,
+  errors: [],
   input: { params: z.object({ companyId: CompanyId }) },
   output: Company,
   status: 200,
@@ -27,6 +28,6 @@ export const getCompany = defineOperation({
       updated_at: '2026-11-21T10:00:00.000Z',
     },
   },
-  surfaces: ['api', 'mcp', 'cli'],
+  surfaces: ['api', 'mcp'],
   handler: async (ctx, { params }) => ({ data: await get(ctx, params.companyId) }),
 });

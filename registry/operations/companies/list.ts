@@ -15,6 +15,7 @@ export const listCompanies = defineOperation({
     'Start here: every company-scoped operation needs a company id from this list.',
   auth: { scope: 'companies:read' },
   ...READ_ONLY,
+  errors: [],
   input: { query: PaginationQuery },
   output: z.object({ companies: z.array(CompanyListItem) }),
   status: 200,
@@ -39,7 +40,7 @@ export const listCompanies = defineOperation({
       ],
     },
   },
-  surfaces: ['api', 'mcp', 'cli'],
+  surfaces: ['api', 'mcp'],
   handler: async (ctx, { query }) => {
     const { companies, pagination } = await list(ctx, query);
     return { data: { companies }, pagination };

@@ -18,6 +18,7 @@ export const updateCompany = defineOperation({
   idempotencyKey: 'optional',
   sideEffects: ['update'],
   auditTarget: 'company',
+  errors: [],
   input: { params: z.object({ companyId: CompanyId }), body: CompanyUpdateBody },
   output: Company,
   status: 200,
@@ -34,6 +35,6 @@ export const updateCompany = defineOperation({
       updated_at: '2026-11-21T10:00:00.000Z',
     },
   },
-  surfaces: ['api', 'mcp', 'cli'],
+  surfaces: ['api', 'mcp'],
   handler: async (ctx, { params, body }) => ({ data: await update(ctx, params.companyId, body) }),
 });

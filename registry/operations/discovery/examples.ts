@@ -9,7 +9,7 @@ export const listCompaniesRecord: z.input<typeof CapabilityRecord> = {
   riskLevel: 'L1',
   riskClassification: 'contract_declared',
   domain: 'general',
-  surfaces: ['api', 'cli', 'mcp'],
+  surfaces: ['api', 'mcp'],
   operationId: 'listCompanies',
   tenantScoped: false,
   idempotent: true,
@@ -20,5 +20,5 @@ export const listCompaniesRecord: z.input<typeof CapabilityRecord> = {
   docsPath: '/capabilities/accounting.list_companies',
   apiEndpointRefs: ['GET /api/v1/companies'],
   cliCommandRefs: ['accounting companies list'],
-  mcpToolRefs: [],
+  mcpToolRefs: ['companies.list', 'list_companies'],
 };

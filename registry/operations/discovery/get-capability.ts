@@ -18,6 +18,7 @@ export const getCapability = defineOperation({
   ...READ_ONLY,
   // Waits on the upstream registry, so it must not hold a database connection meanwhile.
   database: 'none',
+  errors: [],
   input: { params: z.object({ capabilityId: CapabilityIdParam }) },
   output: CapabilityRecord,
   status: 200,

@@ -14,6 +14,7 @@ export const listCapabilities = defineOperation({
   auth: { public: true },
   ...READ_ONLY,
   database: 'none',
+  errors: [],
   input: {},
   output: z.object({ capabilities: z.array(CapabilityRecord) }),
   status: 200,

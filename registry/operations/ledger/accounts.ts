@@ -14,11 +14,12 @@ export const listAccounts = defineOperation({
   description: 'The company\'s BAS chart of accounts in number order, filtered by number range, type or active. Accounts are addressed by number.',
   auth: { scope: 'companies:read' },
   ...READ_ONLY,
+  errors: [],
   input: { params: CompanyParams, query: AccountListQuery },
   output: z.object({ accounts: z.array(Account) }),
   status: 200,
   examples: { params: { companyId: COMPANY_ID }, query: { number_from: '1900', number_to: '1999' }, response: { accounts: [accountExample] } },
-  surfaces: ['api', 'mcp', 'cli'],
+  surfaces: ['api', 'mcp'],
   handler: async (ctx, { params, query }) => ({ data: { accounts: await list(ctx, params.companyId, query) } }),
 });
 
@@ -46,7 +47,7 @@ export const createAccount = defineOperation({
     body: { number: '1940', name: 'Sparkonto' },
     response: { ...accountExample, number: '1940', name: 'Sparkonto' },
   },
-  surfaces: ['api', 'mcp', 'cli'],
+  surfaces: ['api', 'mcp'],
   handler: async (ctx, { params, body }) => ({ data: await create(ctx, params.companyId, body) }),
 });
 
@@ -65,6 +66,7 @@ export const updateAccount = defineOperation({
   idempotencyKey: 'optional',
   sideEffects: ['update', 'emits_event'],
   auditTarget: 'account',
+  errors: [],
   input: { params: AccountParams, body: AccountUpdateBody },
   output: Account,
   status: 200,
@@ -73,6 +75,6 @@ export const updateAccount = defineOperation({
     body: { name: 'Företagskonto Handelsbanken' },
     response: { ...accountExample, name: 'Företagskonto Handelsbanken' },
   },
-  surfaces: ['api', 'mcp', 'cli'],
+  surfaces: ['api', 'mcp'],
   handler: async (ctx, { params, body }) => ({ data: await update(ctx, params.companyId, params.accountNumber, body) }),
 });

@@ -8,6 +8,7 @@ import { CompanyParams, PeriodParams } from './params.ts';
 
 export const listFiscalYears = defineOperation({
   id: 'listFiscalYears',
+  errors: [],
   group: 'ledger',
   method: 'GET',
   path: '/companies/{companyId}/fiscal-years',
@@ -19,7 +20,7 @@ export const listFiscalYears = defineOperation({
   output: z.object({ fiscal_years: z.array(FiscalYear) }),
   status: 200,
   examples: { params: { companyId: COMPANY_ID }, response: { fiscal_years: [fiscalYearExample] } },
-  surfaces: ['api', 'mcp', 'cli'],
+  surfaces: ['api', 'mcp'],
   handler: async (ctx, { params }) => ({ data: { fiscal_years: await list(ctx, params.companyId) } }),
 });
 
@@ -44,12 +45,13 @@ export const createFiscalYear = defineOperation({
   output: FiscalYear,
   status: 201,
   examples: { params: { companyId: COMPANY_ID }, body: { start_date: '2026-01-01' }, response: fiscalYearExample },
-  surfaces: ['api', 'mcp', 'cli'],
+  surfaces: ['api', 'mcp'],
   handler: async (ctx, { params, body }) => ({ data: await create(ctx, params.companyId, body) }),
 });
 
 export const listPeriods = defineOperation({
   id: 'listPeriods',
+  errors: [],
   group: 'ledger',
   method: 'GET',
   path: '/companies/{companyId}/periods',
@@ -61,7 +63,7 @@ export const listPeriods = defineOperation({
   output: z.object({ periods: z.array(Period) }),
   status: 200,
   examples: { params: { companyId: COMPANY_ID }, query: { fiscal_year_id: periodExample.fiscal_year_id }, response: { periods: [periodExample] } },
-  surfaces: ['api', 'mcp', 'cli'],
+  surfaces: ['api', 'mcp'],
   handler: async (ctx, { params, query }) => ({ data: { periods: await listAll(ctx, params.companyId, query) } }),
 });
 
@@ -79,12 +81,13 @@ const periodWrite = {
   input: { params: PeriodParams },
   output: Period,
   status: 200,
-  surfaces: ['api', 'mcp', 'cli'],
+  surfaces: ['api', 'mcp'],
 } as const;
 
 export const lockPeriod = defineOperation({
   ...periodWrite,
   id: 'lockPeriod',
+  errors: [],
   path: '/companies/{companyId}/periods/{periodId}/lock',
   summary: 'Lock a period',
   description: 'Locks a month against commits (e.g. after VAT is reported). Locking a locked period changes nothing. Emits period.locked.',

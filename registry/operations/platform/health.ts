@@ -10,6 +10,7 @@ export const getHealth = defineOperation({
   description: 'Reports whether the API and its database answer. Public; needs no API key.',
   auth: { public: true },
   ...READ_ONLY,
+  errors: [],
   input: {},
   output: Health,
   status: 200,

@@ -21,6 +21,7 @@ export const createWebhook = defineOperation({
   idempotencyKey: 'required',
   sideEffects: ['create'],
   auditTarget: 'webhook',
+  errors: [],
   input: { params: CompanyParams, body: CreateWebhookBody },
   output: CreatedWebhook,
   status: 201,
@@ -34,6 +35,6 @@ export const createWebhook = defineOperation({
     },
     response: createdWebhookExample,
   },
-  surfaces: ['api', 'mcp', 'cli'],
+  surfaces: ['api', 'mcp'],
   handler: async (ctx, { params, body }) => ({ data: await create(ctx, params.companyId, body) }),
 });

@@ -18,11 +18,12 @@ export const deleteWebhook = defineOperation({
   idempotencyKey: 'none',
   sideEffects: ['delete'],
   auditTarget: 'webhook',
+  errors: [],
   input: { params: WebhookParams },
   output: null,
   status: 204,
   examples: { params: { companyId: COMPANY_ID, id: WEBHOOK_ID } },
-  surfaces: ['api', 'mcp', 'cli'],
+  surfaces: ['api', 'mcp'],
   handler: async (ctx, { params }) => {
     await remove(ctx, params.companyId, params.id);
     return { data: null };

@@ -13,10 +13,11 @@ export const getWebhook = defineOperation({
   description: 'Returns one webhook subscription, without its secret.',
   auth: { scope: 'webhooks:manage' },
   ...READ_ONLY,
+  errors: [],
   input: { params: WebhookParams },
   output: Webhook,
   status: 200,
   examples: { params: { companyId: COMPANY_ID, id: WEBHOOK_ID }, response: webhookExample },
-  surfaces: ['api', 'mcp', 'cli'],
+  surfaces: ['api', 'mcp'],
   handler: async (ctx, { params }) => ({ data: await get(ctx, params.companyId, params.id) }),
 });

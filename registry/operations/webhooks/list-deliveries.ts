@@ -17,6 +17,7 @@ export const listWebhookDeliveries = defineOperation({
     'include=attempts adds every attempt from the audit log. Paginated by cursor (pass next_cursor back as cursor).',
   auth: { scope: 'webhooks:manage' },
   ...READ_ONLY,
+  errors: [],
   input: {
     params: WebhookParams,
     query: PaginationQuery.extend({
@@ -26,7 +27,7 @@ export const listWebhookDeliveries = defineOperation({
   output: z.object({ deliveries: z.array(Delivery) }),
   status: 200,
   examples: { params: { companyId: COMPANY_ID, id: WEBHOOK_ID }, query: { limit: 50 }, response: { deliveries: [deliveryExample] } },
-  surfaces: ['api', 'mcp', 'cli'],
+  surfaces: ['api', 'mcp'],
   handler: async (ctx, { params, query }) => {
     const { deliveries, pagination } = await listDeliveries(ctx, params.companyId, params.id, query);
     return { data: { deliveries }, pagination };

@@ -14,10 +14,11 @@ export const listWebhooks = defineOperation({
   description: 'Lists a company\'s webhook subscriptions (at most 50, so no pagination). Secrets are never included.',
   auth: { scope: 'webhooks:manage' },
   ...READ_ONLY,
+  errors: [],
   input: { params: CompanyParams },
   output: z.object({ webhooks: z.array(Webhook) }),
   status: 200,
   examples: { params: { companyId: COMPANY_ID }, response: { webhooks: [webhookExample] } },
-  surfaces: ['api', 'mcp', 'cli'],
+  surfaces: ['api', 'mcp'],
   handler: async (ctx, { params }) => ({ data: { webhooks: await list(ctx, params.companyId) } }),
 });

@@ -21,10 +21,12 @@ export const retryWebhookDelivery = defineOperation({
   idempotencyKey: 'optional',
   sideEffects: ['create'],
   auditTarget: 'webhook_delivery',
+  // 409 for a delivery still pending or in flight (its scope, tenancy and validation answers come from the traits).
+  errors: ['CONFLICT'],
   input: { params: DeliveryParams },
   output: Delivery,
   status: 202,
   examples: { params: { id: DELIVERY_ID }, response: { ...pendingDeliveryExample, retry_of: DELIVERY_ID } },
-  surfaces: ['api', 'mcp', 'cli'],
+  surfaces: ['api', 'mcp'],
   handler: async (ctx, { params }) => ({ data: await retry(ctx, params.id) }),
 });

@@ -21,10 +21,11 @@ export const testWebhook = defineOperation({
   idempotencyKey: 'optional',
   sideEffects: ['create'],
   auditTarget: 'webhook_delivery',
+  errors: [],
   input: { params: WebhookParams },
   output: Delivery,
   status: 202,
   examples: { params: { companyId: COMPANY_ID, id: WEBHOOK_ID }, response: { ...pendingDeliveryExample, event_id: null, test: true } },
-  surfaces: ['api', 'mcp', 'cli'],
+  surfaces: ['api', 'mcp'],
   handler: async (ctx, { params }) => ({ data: await sendTestDelivery(ctx, params.companyId, params.id) }),
 });

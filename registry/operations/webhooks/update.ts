@@ -21,6 +21,7 @@ export const updateWebhook = defineOperation({
   idempotencyKey: 'optional',
   sideEffects: ['update', 'emits_event'],
   auditTarget: 'webhook',
+  errors: [],
   input: { params: WebhookParams, body: UpdateWebhookBody },
   output: Webhook,
   status: 200,
@@ -29,6 +30,6 @@ export const updateWebhook = defineOperation({
     body: { active: false },
     response: { ...webhookExample, active: false, disabled_at: '2026-11-21T11:00:00.000Z', disabled_reason: 'manually_disabled', updated_at: '2026-11-21T11:00:00.000Z' },
   },
-  surfaces: ['api', 'mcp', 'cli'],
+  surfaces: ['api', 'mcp'],
   handler: async (ctx, { params, body }) => ({ data: await update(ctx, params.companyId, params.id, body) }),
 });

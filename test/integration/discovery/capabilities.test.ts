@@ -28,8 +28,8 @@ describe('capability records over HTTP', () => {
     expect(response.body.data.capabilities.map((r: { operationId: string }) => r.operationId)).toEqual(operations.map((op) => op.id));
   });
 
-  it('resolves a record by capability id and by operation id', async () => {
-    for (const id of ['accounting.list_companies', 'listCompanies']) {
+  it('resolves a record by capability id, operation id and either MCP tool name', async () => {
+    for (const id of ['accounting.list_companies', 'listCompanies', 'companies.list', 'list_companies']) {
       const response = await call(app, 'GET', `/api/v1/capabilities/${id}`);
       expect(response.status, id).toBe(200);
       expect(response.body).toEqual({ data: listCompaniesRecord, meta: { request_id: expect.any(String), api_version: API_VERSION } });
@@ -38,6 +38,19 @@ describe('capability records over HTTP', () => {
       const response = await call(app, 'GET', `/api/v1/capabilities/${capabilityIdOf(op.id)}`);
       expect(response.body.data.operationId).toBe(op.id);
     }
+  });
+
+  it('serves the page every record\'s docsPath names', async () => {
+    for (const op of operations) {
+      const record = capabilityRecord(op);
+      const page = await call(app, 'GET', record.docsPath);
+      expect(page.status, record.docsPath).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/markdown/);
+      expect(page.text).toContain(`# ${record.capabilityId}`);
+      expect(page.text).toContain(op.summary);
+      for (const tool of record.mcpToolRefs) expect(page.text).toContain(tool);
+    }
+    expect((await call(app, 'GET', '/capabilities/accounting.launch_rocket')).status).toBe(404);
   });
 
   it('answers an unknown capability with the catalogue\'s 404 and a malformed id with 400', async () => {

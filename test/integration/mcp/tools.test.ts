@@ -9,7 +9,6 @@ import { mountMcp } from '../../../mcp/http.ts';
 import { toolName } from '../../../mcp/naming.ts';
 import type { Services } from '../../../domain/kernel/context.ts';
 
-const HAS_WEBHOOKS = registry.byId('createWebhook') !== undefined && registry.byId('listWebhookDeliveries') !== undefined;
 const MCP_OPS = registry.operations.filter((op) => op.surfaces.includes('mcp'));
 
 describe.each(DB_TARGETS)('MCP tools/list: generated tools, selection and scope filtering (%s)', (target) => {
@@ -59,16 +58,14 @@ describe.each(DB_TARGETS)('MCP tools/list: generated tools, selection and scope 
     expect(update.inputSchema.required).toEqual(['companyId']);
   });
 
-  it.skipIf(!HAS_WEBHOOKS)('marks a required idempotency key required, deletes destructive, and bare-204 tools without output schema', async () => {
+  it('marks a required idempotency key required, deletes destructive, and bare-204 tools without output schema', async () => {
     const { tools } = await (await connect({ key: tenant.key })).listTools();
     const create = tools.find((tool) => tool.name === 'webhooks.create')!;
     expect(create.inputSchema.required).toEqual(expect.arrayContaining(['companyId', 'event_type', 'webhook_url', 'name', 'idempotency_key']));
     expect(create.inputSchema.properties).toHaveProperty('dry_run');
-    const remove = tools.find((tool) => tool.name === 'webhooks.delete');
-    if (remove) {
-      expect(remove.annotations?.destructiveHint).toBe(true);
-      expect(remove.outputSchema).toBeUndefined();
-    }
+    const remove = tools.find((tool) => tool.name === 'webhooks.delete')!;
+    expect(remove.annotations?.destructiveHint).toBe(true);
+    expect(remove.outputSchema).toBeUndefined();
     const deliveries = tools.find((tool) => tool.name === 'webhooks.list_deliveries')!;
     expect(Object.keys(deliveries.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['companyId', 'id', 'cursor', 'limit']));
   });
@@ -78,7 +75,7 @@ describe.each(DB_TARGETS)('MCP tools/list: generated tools, selection and scope 
     expect(flat).toEqual(MCP_OPS.map((op) => toolName(op, 'flat')));
     expect(flat).toContain('list_companies');
     expect(flat.every((name) => /^[a-z0-9_]+$/.test(name))).toBe(true);
-    if (HAS_WEBHOOKS) expect(flat).toEqual(expect.arrayContaining(['create_webhook', 'list_webhook_deliveries']));
+    expect(flat).toEqual(expect.arrayContaining(['create_webhook', 'list_webhook_deliveries']));
   });
 
   it('selects toolsets, and read-only mode lists and allows only tools without side effects', async () => {
@@ -91,9 +88,11 @@ describe.each(DB_TARGETS)('MCP tools/list: generated tools, selection and scope 
     expect(readOnlyNames).not.toContain('companies.update');
     // Not listed means not callable: a protocol error, not a tool error.
     await expect(readOnly.callTool({ name: 'companies.update', arguments: { companyId: tenant.companyId, name: 'x' } })).rejects.toMatchObject({ code: -32602 });
-    const both = await names(await connect({ key: tenant.key, query: '?toolsets=companies,webhooks&read_only=1' }));
+    const both = await names(await connect({ key: tenant.key, query: '?toolsets=companies,webhooks&read_only=true' }));
     expect(both).toContain('companies.list');
     expect(both).not.toContain('companies.update');
+    // One flag grammar (true/false), as for dry_run: `1` is refused, never guessed at.
+    await expect(connect({ key: tenant.key, query: '?read_only=1' })).rejects.toThrow();
   });
 
   it('lets MCP_READ_ONLY and MCP_TOOLSETS win: a request may narrow them, never widen them', async () => {

@@ -4,8 +4,6 @@ import { makeTenant, type Tenant } from '../../helpers/factories.ts';
 import { call } from '../../helpers/http.ts';
 import { createApp } from '../../../rest/app.ts';
 import { registry } from '../../../registry/index.ts';
-import { canonicalJson } from '../../../registry/invoke.ts';
-import { sha256Hex } from '../../../domain/kernel/crypto.ts';
 
 describe.each(DB_TARGETS)('idempotency (%s)', (target) => {
   let t: TestServices;
@@ -85,27 +83,27 @@ describe.each(DB_TARGETS)('idempotency (%s)', (target) => {
   });
 
   it('reports a request still in progress with 409', async () => {
-    // A record left in progress by another request (its lock still held).
+    // The fingerprint is the server's: a finished request with the same body stores it, and a
+    // record still in progress under another key is given that very fingerprint (no re-implementation).
+    await patch(tenant.key, { name: 'Busy AB' }, 'busy-probe');
+    const db = t.services.database.prisma;
+    const probe = await db.idempotencyRecord.findUniqueOrThrow({
+      where: { apiKeyId_idempotencyKey: { apiKeyId: tenant.apiKeyId, idempotencyKey: 'busy-probe' } },
+    });
     const now = t.services.now();
-    await t.services.database.prisma.idempotencyRecord.create({
+    // A record left in progress by another request (its lock still held).
+    await db.idempotencyRecord.create({
       data: {
         apiKeyId: tenant.apiKeyId,
         idempotencyKey: 'busy-1',
-        requestFingerprint: 'f'.repeat(64),
+        requestFingerprint: probe.requestFingerprint,
         state: 'in_progress',
         lockedUntil: new Date(now.getTime() + 60_000),
         expiresAt: new Date(now.getTime() + 86_400_000),
       },
     });
-    const differentBody = await patch(tenant.key, { name: 'Busy AB' }, 'busy-1');
+    const differentBody = await patch(tenant.key, { name: 'Other AB' }, 'busy-1');
     expect(differentBody.status).toBe(422);
-    const fingerprint = sha256Hex(
-      canonicalJson({ op: 'updateCompany', input: { params: { companyId: tenant.companyId }, query: {}, body: { name: 'Busy AB' } } }),
-    );
-    await t.services.database.prisma.idempotencyRecord.update({
-      where: { apiKeyId_idempotencyKey: { apiKeyId: tenant.apiKeyId, idempotencyKey: 'busy-1' } },
-      data: { requestFingerprint: fingerprint },
-    });
     const sameBody = await patch(tenant.key, { name: 'Busy AB' }, 'busy-1');
     expect(sameBody.status).toBe(409);
     expect(sameBody.body.error.code).toBe('IDEMPOTENCY_IN_PROGRESS');

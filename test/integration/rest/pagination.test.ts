@@ -85,6 +85,12 @@ describe.each(DB_TARGETS)('companies list keyset pagination (%s)', (target) => {
       Buffer.from(JSON.stringify({ v: 1, l: 'companies', at: 'yesterday', id: '00000000-0000-4000-8000-000000000000' })).toString('base64url'),
       encodeCursor('webhook_deliveries', { at: '2026-03-15T12:30:45.123456Z', id: '00000000-0000-4000-8000-000000000000' }),
       Buffer.from('[]').toString('base64url'),
+      // Well-formed, but holding instants that do not exist (they reached PostgreSQL as a 500).
+      encodeCursor('companies', { at: '2026-13-45T99:99:99Z', id: '00000000-0000-4000-8000-000000000000' }),
+      encodeCursor('companies', { at: '2026-02-30T00:00:00.000000Z', id: '00000000-0000-4000-8000-000000000000' }),
+      encodeCursor('companies', { at: '0000-01-01T00:00:00Z', id: '00000000-0000-4000-8000-000000000000' }),
+      // Longer than any cursor we issue (it was a 400): stale like the rest, so page one.
+      encodeCursor('companies', { at: '2026-01-01T00:00:00Z', id: '00000000-0000-4000-8000-000000000000' }) + 'A'.repeat(600),
     ];
     for (const cursor of stale) {
       const response = await call(app, 'GET', `/api/v1/companies?limit=5&cursor=${encodeURIComponent(cursor)}`, { key });

@@ -3,6 +3,11 @@ import { registry } from '../../../registry/index.ts';
 import type { Operation } from '../../../registry/define-operation.ts';
 import { capabilityIdOf, capabilityRecord, localCapabilities } from '../../../registry/capabilities.ts';
 import { CapabilityRecord } from '../../../domain/capabilities/record.ts';
+import { SCOPES } from '../../../domain/kernel/scopes.ts';
+import { VARIANTS } from '../../../mcp/naming.ts';
+import { ToolIndex } from '../../../mcp/tools.ts';
+import { BUILT_SURFACES } from '../../../registry/define-operation.ts';
+import { buildRegistry } from '../../../registry/build-registry.ts';
 
 const operations = registry.operations;
 const base = registry.byId('updateCompany')!;
@@ -23,7 +28,7 @@ describe('capability records', () => {
       riskLevel: 'L1',
       riskClassification: 'contract_declared',
       domain: 'general',
-      surfaces: ['api', 'cli', 'mcp'],
+      surfaces: ['api', 'mcp'],
       operationId: 'updateCompany',
       tenantScoped: true,
       idempotent: true,
@@ -34,7 +39,7 @@ describe('capability records', () => {
       docsPath: '/capabilities/accounting.update_company',
       apiEndpointRefs: ['PATCH /api/v1/companies/{companyId}'],
       cliCommandRefs: ['accounting companies update'],
-      mcpToolRefs: [],
+      mcpToolRefs: ['companies.update', 'update_company'],
     });
   });
 
@@ -47,13 +52,15 @@ describe('capability records', () => {
     ]);
   });
 
-  it('map delete to update, irreversible to no rollback, reads to no audit, and always list api', () => {
-    const deleting = variant({ method: 'DELETE', sideEffects: ['delete', 'update', 'emits_event'], reversible: false, surfaces: ['mcp'] });
+  it('map delete to update, irreversible to no rollback, reads to no audit; list only declared surfaces and their tools', () => {
+    const deleting = variant({ method: 'DELETE', sideEffects: ['delete', 'update', 'emits_event'], reversible: false });
     expect(deleting.sideEffects).toEqual(['update', 'emits_event']);
     expect(deleting.rollbackSupport).toBe('none');
-    expect(deleting.surfaces).toEqual(['api', 'mcp']);
+    const restOnly = variant({ surfaces: ['api'] });
+    expect(restOnly.surfaces).toEqual(['api']);
+    expect(restOnly.mcpToolRefs).toEqual([]);
     // No cli surface, no command to list.
-    expect(deleting.cliCommandRefs).toEqual([]);
+    expect(restOnly.cliCommandRefs).toEqual([]);
     const reading = variant({ method: 'GET', sideEffects: ['none'], path: '/companies' });
     expect(reading.requiresAudit).toBe(false);
     expect(reading.tenantScoped).toBe(false);
@@ -61,18 +68,22 @@ describe('capability records', () => {
 
   it('put platform, webhooks and discovery under developer_platform, companies under general', () => {
     const domains = Object.fromEntries(operations.map((op) => [op.group, capabilityRecord(op).domain]));
-    expect(domains).toMatchObject({ platform: 'developer_platform', companies: 'general', discovery: 'developer_platform' });
-    if (domains.webhooks) expect(domains.webhooks).toBe('developer_platform');
+    expect(domains).toMatchObject({ platform: 'developer_platform', companies: 'general', discovery: 'developer_platform', webhooks: 'developer_platform' });
   });
 
-  it('exist for every operation, valid, and resolvable by either id', () => {
+  it('exist for every operation, valid, and resolvable by capability id, operation id and both tool names', () => {
     const local = localCapabilities(operations);
     expect(local.list.map((record) => record.operationId)).toEqual(operations.map((op) => op.id));
     for (const op of operations) {
       const record = local.find(op.id);
       expect(CapabilityRecord.parse(record)).toEqual(record);
       expect(local.find(capabilityIdOf(op.id))).toBe(record);
+      // The MCP tools really are called this: the records and the tool list agree.
+      const tools = op.surfaces.includes('mcp') ? VARIANTS.map((v) => new ToolIndex([op]).list({ variant: v, toolsets: [op.group], readOnly: false }, [...SCOPES]).tools[0]?.name) : [];
+      expect(record?.mcpToolRefs).toEqual(tools);
+      for (const name of record?.mcpToolRefs ?? []) expect(local.find(name)).toBe(record);
     }
+    expect(local.list.some((record) => record.mcpToolRefs.length === 2)).toBe(true);
     expect(local.find('accounting.nothing')).toBeUndefined();
   });
 
@@ -80,5 +91,13 @@ describe('capability records', () => {
     const record = capabilityRecord(registry.byId('listCompanies')!);
     expect(registry.byId('getCapability')!.examples.response).toEqual(record);
     expect(registry.byId('listCapabilities')!.examples.response).toEqual({ capabilities: [record] });
+  });
+
+  it('advertise only surfaces that exist: the registry refuses any other at load', () => {
+    for (const record of localCapabilities(operations).list) {
+      for (const surface of record.surfaces) expect(BUILT_SURFACES).toContain(surface);
+    }
+    expect(() => buildRegistry([{ ...base, surfaces: ['api', 'mcp', 'cli'] }])).toThrow(/updateCompany: surface\(s\) cli do not exist/);
+    expect(() => buildRegistry([{ ...base, surfaces: ['mcp'] }])).toThrow(/surfaces must include api/);
   });
 });

@@ -101,9 +101,9 @@ describe('tool compilation', () => {
     const [entry] = compileTools([write], 'flat');
     expect(entry!.name).toBe('move_thing');
     expect(toRequest(entry!, { thingId: 7, notify: true, to: 'B', extra: 1, idempotency_key: 'k', dry_run: true })).toEqual({
-      raw: { params: { thingId: '7' }, query: { notify: 'true' }, body: { to: 'B', extra: 1 } },
+      // dry_run travels as sent: the pipeline parses it (strictly) for REST and MCP alike.
+      raw: { params: { thingId: '7' }, query: { notify: 'true', dry_run: true }, body: { to: 'B', extra: 1 } },
       idempotencyKey: 'k',
-      dryRun: true,
     });
     const tools = new ToolIndex([write]);
     const everything = { variant: 'flat' as const, toolsets: ['companies' as const], readOnly: false };

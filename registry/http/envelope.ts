@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { API_VERSION } from '../domain/kernel/version.ts';
-import { AuditMeta } from '../domain/audit/append.ts';
-import { PaginationMeta } from '../domain/kernel/pagination.ts';
-import type { InvocationMeta } from '../registry/invoke.ts';
+import { API_VERSION } from '../../domain/kernel/version.ts';
+import { AuditMeta } from '../../domain/audit/append.ts';
+import { PaginationMeta } from '../../domain/kernel/pagination.ts';
+import type { InvocationMeta } from '../invoke.ts';
 
 /** `meta` of every success body (spec "Response envelope"). */
 export const ResponseMeta = z.object({

@@ -1,0 +1,54 @@
+import type { Server } from 'node:http';
+import type { Services } from '../domain/kernel/context.ts';
+import type { Worker } from '../dispatcher/worker.ts';
+
+export interface ShutdownTargets {
+  server: Server;
+  /** The in-process delivery loop, when this process runs one. */
+  worker: Worker | null;
+  services: Services;
+  /** How long in-flight requests and sends may take before their connections are closed. */
+  graceMs: number;
+}
+
+/**
+ * SIGTERM and SIGINT stop the server gracefully, within a bound: stop accepting, let in-flight
+ * requests finish (idle keep-alive connections close at once), stop the delivery loop after its
+ * current sends, close the database (releasing the data directory), and log one line. Past
+ * `graceMs` the remaining connections are closed; a second signal does that at once.
+ */
+export function gracefulShutdown({ server, worker, services, graceMs }: ShutdownTargets): void {
+  let inFlight = 0;
+  server.on('request', (_request, response) => {
+    inFlight++;
+    response.once('close', () => inFlight--);
+  });
+
+  let stopping = false;
+  let forced = false;
+  const force = (): void => {
+    forced = true;
+    server.closeAllConnections();
+  };
+
+  const stop = async (signal: NodeJS.Signals): Promise<void> => {
+    if (stopping) return force();
+    stopping = true;
+    const waitingFor = inFlight;
+    const timer = setTimeout(force, graceMs);
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    try {
+      await Promise.all([closed, worker?.stop()]);
+      clearTimeout(timer);
+      await services.database.close();
+      services.logger.info({ signal, in_flight_at_signal: waitingFor, forced }, 'shut down');
+      process.exit(0);
+    } catch (error) {
+      services.logger.error({ err: error, signal }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', (signal) => void stop(signal));
+  process.on('SIGINT', (signal) => void stop(signal));
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { registry } from '../../registry/index.ts';
+import { buildRegistry } from '../../registry/build-registry.ts';
+import { PIPELINE_ONLY_ERRORS, type Operation } from '../../registry/define-operation.ts';
+import { ERROR_CATALOG } from '../../registry/error-catalog.ts';
+
+/** The registry's load-time checks, exercised directly with broken declarations. */
+const base = registry.byId('retryWebhookDelivery')!;
+const load = (overrides: Partial<Operation>) => () => buildRegistry([{ ...base, ...overrides }]);
+
+describe('registry load-time checks', () => {
+  it('every operation declares the domain errors its handler throws, from the catalogue', () => {
+    for (const op of registry.operations) {
+      expect(op.errors, `${op.id} declares no errors list`).toBeDefined();
+      for (const code of op.errors ?? []) expect(ERROR_CATALOG[code], `${op.id}: ${code}`).toBeDefined();
+    }
+    // Retry answers 409 for a delivery still live: declared where OpenAPI and the docs read it.
+    expect(base.errors).toContain('CONFLICT');
+  });
+
+  it('refuses a code listed twice or one only the pipeline produces', () => {
+    expect(load({ errors: ['CONFLICT', 'CONFLICT'] })).toThrow(/errors lists a code twice/);
+    for (const code of PIPELINE_ONLY_ERRORS) {
+      expect(load({ errors: [code] })).toThrow(new RegExp(`${code} comes from the pipeline`));
+    }
+    expect(load({ errors: ['NOSUCHCODE' as never] })).toThrow(/has no catalogue entry/);
+  });
+
+  it('refuses an example that breaks its schema (the check examples-replay relies on)', () => {
+    expect(load({ examples: { ...base.examples, params: { id: 'not-a-uuid' } } })).toThrow(/example params does not match its schema/);
+    expect(load({ examples: { ...base.examples, response: { ...(base.examples.response as object), status: 'lost' } } })).toThrow(
+      /example response does not match its schema/,
+    );
+  });
+
+  it('refuses a public operation that writes', () => {
+    expect(load({ auth: { public: true } })).toThrow(/a public operation must not write/);
+  });
+});
