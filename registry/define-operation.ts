@@ -22,11 +22,11 @@ export type Group = (typeof GROUPS)[number];
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type Surface = 'api' | 'mcp' | 'cli';
 /**
- * The surfaces that exist: each is generated from this registry (REST in rest/, MCP tools in mcp/).
- * An operation may list only these (checked at load), so capability records never advertise a
- * surface nobody can use. `cli` joins when the registry-generated command-line client does.
+ * The surfaces that exist: each is generated from this registry (REST in rest/, MCP tools in mcp/,
+ * the `accounting` command-line client in cli/client/). An operation may list only these (checked
+ * at load), so capability records never advertise a surface nobody can use.
  */
-export const BUILT_SURFACES: readonly Surface[] = ['api', 'mcp'];
+export const BUILT_SURFACES: readonly Surface[] = ['api', 'mcp', 'cli'];
 export type SideEffect = 'none' | 'create' | 'update' | 'delete' | 'emits_event';
 /** L0 read-only … L3 irreversible or money-moving; drives MCP hints and x-action-risk. */
 export type Risk = 'L0' | 'L1' | 'L2' | 'L3';

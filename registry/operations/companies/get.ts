@@ -28,6 +28,6 @@ export const getCompany = defineOperation({
       updated_at: '2026-11-21T10:00:00.000Z',
     },
   },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params }) => ({ data: await get(ctx, params.companyId) }),
 });

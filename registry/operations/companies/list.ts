@@ -40,7 +40,7 @@ export const listCompanies = defineOperation({
       ],
     },
   },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { query }) => {
     const { companies, pagination } = await list(ctx, query);
     return { data: { companies }, pagination };

@@ -35,6 +35,6 @@ export const updateCompany = defineOperation({
       updated_at: '2026-11-21T10:00:00.000Z',
     },
   },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params, body }) => ({ data: await update(ctx, params.companyId, body) }),
 });

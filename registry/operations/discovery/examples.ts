@@ -9,7 +9,7 @@ export const listCompaniesRecord: z.input<typeof CapabilityRecord> = {
   riskLevel: 'L1',
   riskClassification: 'contract_declared',
   domain: 'general',
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'cli', 'mcp'],
   operationId: 'listCompanies',
   tenantScoped: false,
   idempotent: true,

@@ -23,6 +23,6 @@ export const getCapability = defineOperation({
   output: CapabilityRecord,
   status: 200,
   examples: { params: { capabilityId: 'accounting.list_companies' }, response: listCompaniesRecord },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params }) => ({ data: await findCapability(ctx, params.capabilityId) }),
 });

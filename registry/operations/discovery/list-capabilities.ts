@@ -19,6 +19,6 @@ export const listCapabilities = defineOperation({
   output: z.object({ capabilities: z.array(CapabilityRecord) }),
   status: 200,
   examples: { response: { capabilities: [listCompaniesRecord] } },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async () => ({ data: { capabilities: [...(await localMirror()).list] } }),
 });

@@ -14,6 +14,7 @@ export const getEvent = defineOperation({
     'Returns one event exactly as webhooks deliver it, e.g. to check a delivery by its X-Service-Event-Id. ' +
     'Payroll and AGI events need payroll:read; without it they answer as unknown.',
   auth: { scope: 'events:read' },
+  errors: [],
   ...READ_ONLY,
   input: { params: EventParams },
   output: Event,

@@ -12,6 +12,7 @@ export const listEventTypes = defineOperation({
     'Lists the 24 event types a webhook or the events feed can carry: per type its JSON Schema, an example event, the scopes that ' +
     'receive it and whether it carries personal data. Public; needs no API key.',
   auth: { public: true },
+  errors: [],
   ...READ_ONLY,
   database: 'none',
   input: {},

@@ -16,6 +16,7 @@ export const listEvents = defineOperation({
     'Filter by type (comma-separated) and a created range. Paginated by cursor (pass next_cursor back as cursor); the last page also returns ' +
     'a cursor, so keep it and ask again later for newer events only. Payroll and AGI events appear only for keys with payroll:read.',
   auth: { scope: 'events:read' },
+  errors: [],
   ...READ_ONLY,
   input: { params: EventsParams, query: ListEventsQuery },
   output: z.object({ events: z.array(Event) }),

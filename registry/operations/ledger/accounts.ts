@@ -19,7 +19,7 @@ export const listAccounts = defineOperation({
   output: z.object({ accounts: z.array(Account) }),
   status: 200,
   examples: { params: { companyId: COMPANY_ID }, query: { number_from: '1900', number_to: '1999' }, response: { accounts: [accountExample] } },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params, query }) => ({ data: { accounts: await list(ctx, params.companyId, query) } }),
 });
 
@@ -47,7 +47,7 @@ export const createAccount = defineOperation({
     body: { number: '1940', name: 'Sparkonto' },
     response: { ...accountExample, number: '1940', name: 'Sparkonto' },
   },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params, body }) => ({ data: await create(ctx, params.companyId, body) }),
 });
 
@@ -75,6 +75,6 @@ export const updateAccount = defineOperation({
     body: { name: 'Företagskonto Handelsbanken' },
     response: { ...accountExample, name: 'Företagskonto Handelsbanken' },
   },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params, body }) => ({ data: await update(ctx, params.companyId, params.accountNumber, body) }),
 });

@@ -20,7 +20,7 @@ export const listFiscalYears = defineOperation({
   output: z.object({ fiscal_years: z.array(FiscalYear) }),
   status: 200,
   examples: { params: { companyId: COMPANY_ID }, response: { fiscal_years: [fiscalYearExample] } },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params }) => ({ data: { fiscal_years: await list(ctx, params.companyId) } }),
 });
 
@@ -45,7 +45,7 @@ export const createFiscalYear = defineOperation({
   output: FiscalYear,
   status: 201,
   examples: { params: { companyId: COMPANY_ID }, body: { start_date: '2026-01-01' }, response: fiscalYearExample },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params, body }) => ({ data: await create(ctx, params.companyId, body) }),
 });
 
@@ -63,7 +63,7 @@ export const listPeriods = defineOperation({
   output: z.object({ periods: z.array(Period) }),
   status: 200,
   examples: { params: { companyId: COMPANY_ID }, query: { fiscal_year_id: periodExample.fiscal_year_id }, response: { periods: [periodExample] } },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params, query }) => ({ data: { periods: await listAll(ctx, params.companyId, query) } }),
 });
 
@@ -81,7 +81,7 @@ const periodWrite = {
   input: { params: PeriodParams },
   output: Period,
   status: 200,
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
 } as const;
 
 export const lockPeriod = defineOperation({

@@ -56,7 +56,7 @@ export const createJournalEntry = defineOperation({
     },
     response: draftExample,
   },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params, body }) => ({ data: await create(ctx, params.companyId, body) }),
 });
 
@@ -78,7 +78,7 @@ export const listJournalEntries = defineOperation({
     query: { date_from: '2026-11-01', status: 'committed' },
     response: { journal_entries: [journalEntryExample] },
   },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params, query }) => {
     const { entries, pagination } = await list(ctx, params.companyId, query);
     return { data: { journal_entries: entries }, pagination };
@@ -99,7 +99,7 @@ export const getJournalEntry = defineOperation({
   output: JournalEntry,
   status: 200,
   examples: { params: { companyId: COMPANY_ID, entryId: ENTRY_ID }, response: journalEntryExample },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params }) => ({ data: await get(ctx, params.companyId, params.entryId) }),
 });
 
@@ -125,7 +125,7 @@ export const commitJournalEntry = defineOperation({
   output: JournalEntry,
   status: 200,
   examples: { params: { companyId: COMPANY_ID, entryId: ENTRY_ID }, response: journalEntryExample },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params }) => ({ data: await commit(ctx, params.companyId, params.entryId) }),
 });
 
@@ -164,7 +164,7 @@ export const reverseJournalEntry = defineOperation({
       reverses_id: ENTRY_ID,
     },
   },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params, body }) => ({ data: await reverse(ctx, params.companyId, params.entryId, body) }),
 });
 
@@ -188,7 +188,7 @@ export const deleteJournalEntry = defineOperation({
   output: null,
   status: 204,
   examples: { params: { companyId: COMPANY_ID, entryId: ENTRY_ID } },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params }) => {
     await remove(ctx, params.companyId, params.entryId);
     return { data: null };

@@ -17,6 +17,6 @@ export const getHealth = defineOperation({
   examples: {
     response: { status: 'ok', api_version: '2026-11-01', database: { kind: 'postgres', time: '2026-11-21T10:00:00.000Z' } },
   },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx) => ({ data: await checkHealth(ctx) }),
 });

@@ -35,6 +35,6 @@ export const createWebhook = defineOperation({
     },
     response: createdWebhookExample,
   },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params, body }) => ({ data: await create(ctx, params.companyId, body) }),
 });

@@ -23,7 +23,7 @@ export const deleteWebhook = defineOperation({
   output: null,
   status: 204,
   examples: { params: { companyId: COMPANY_ID, id: WEBHOOK_ID } },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params }) => {
     await remove(ctx, params.companyId, params.id);
     return { data: null };

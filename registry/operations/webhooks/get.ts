@@ -18,6 +18,6 @@ export const getWebhook = defineOperation({
   output: Webhook,
   status: 200,
   examples: { params: { companyId: COMPANY_ID, id: WEBHOOK_ID }, response: webhookExample },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params }) => ({ data: await get(ctx, params.companyId, params.id) }),
 });

@@ -27,7 +27,7 @@ export const listWebhookDeliveries = defineOperation({
   output: z.object({ deliveries: z.array(Delivery) }),
   status: 200,
   examples: { params: { companyId: COMPANY_ID, id: WEBHOOK_ID }, query: { limit: 50 }, response: { deliveries: [deliveryExample] } },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params, query }) => {
     const { deliveries, pagination } = await listDeliveries(ctx, params.companyId, params.id, query);
     return { data: { deliveries }, pagination };

@@ -19,6 +19,6 @@ export const listWebhooks = defineOperation({
   output: z.object({ webhooks: z.array(Webhook) }),
   status: 200,
   examples: { params: { companyId: COMPANY_ID }, response: { webhooks: [webhookExample] } },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params }) => ({ data: { webhooks: await list(ctx, params.companyId) } }),
 });

@@ -27,6 +27,6 @@ export const retryWebhookDelivery = defineOperation({
   output: Delivery,
   status: 202,
   examples: { params: { id: DELIVERY_ID }, response: { ...pendingDeliveryExample, retry_of: DELIVERY_ID } },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params }) => ({ data: await retry(ctx, params.id) }),
 });

@@ -26,6 +26,6 @@ export const testWebhook = defineOperation({
   output: Delivery,
   status: 202,
   examples: { params: { companyId: COMPANY_ID, id: WEBHOOK_ID }, response: { ...pendingDeliveryExample, event_id: null, test: true } },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params }) => ({ data: await sendTestDelivery(ctx, params.companyId, params.id) }),
 });

@@ -30,6 +30,6 @@ export const updateWebhook = defineOperation({
     body: { active: false },
     response: { ...webhookExample, active: false, disabled_at: '2026-11-21T11:00:00.000Z', disabled_reason: 'manually_disabled', updated_at: '2026-11-21T11:00:00.000Z' },
   },
-  surfaces: ['api', 'mcp'],
+  surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params, body }) => ({ data: await update(ctx, params.companyId, params.id, body) }),
 });
