@@ -5,6 +5,7 @@ import { configFromEnvironment, startupStep } from './load-config.ts';
 import { buildApp } from './build-app.ts';
 import { startWorker } from '../dispatcher/worker.ts';
 import { gracefulShutdown } from './shutdown.ts';
+import { startOperationRunner } from '../domain/operations/start.ts';
 
 const config = configFromEnvironment();
 const services = await startupStep(() => createServices(config, { processName: 'npm start' }));
@@ -35,8 +36,10 @@ services.database.lock?.update({ url: localUrl(config.HOST, port) });
 
 // Deliveries go out from this process unless separate workers run (DISPATCHER_TIMER=false).
 const worker = config.DISPATCHER_TIMER ? startWorker(services) : null;
+// Long-running operations run here too, under the same switch (workers run them otherwise).
+const operations = config.DISPATCHER_TIMER ? startOperationRunner(services) : null;
 
-gracefulShutdown({ server, worker, services, graceMs: config.SHUTDOWN_GRACE_MS });
+gracefulShutdown({ server, worker, operations, services, graceMs: config.SHUTDOWN_GRACE_MS });
 
 /** How a process on this machine reaches the server (a wildcard address is reached on loopback). */
 function localUrl(host: string, boundPort: number): string {

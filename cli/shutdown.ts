@@ -6,6 +6,8 @@ export interface ShutdownTargets {
   server: Server;
   /** The in-process delivery loop, when this process runs one. */
   worker: Worker | null;
+  /** The in-process operation runner, when this process runs one: stopped like the delivery loop. */
+  operations?: { stop(): Promise<void> } | null;
   services: Services;
   /** How long in-flight requests and sends may take before their connections are closed. */
   graceMs: number;
@@ -17,7 +19,7 @@ export interface ShutdownTargets {
  * current sends, close the database (releasing the data directory), and log one line. Past
  * `graceMs` the remaining connections are closed; a second signal does that at once.
  */
-export function gracefulShutdown({ server, worker, services, graceMs }: ShutdownTargets): void {
+export function gracefulShutdown({ server, worker, operations, services, graceMs }: ShutdownTargets): void {
   let inFlight = 0;
   server.on('request', (_request, response) => {
     inFlight++;
@@ -39,7 +41,7 @@ export function gracefulShutdown({ server, worker, services, graceMs }: Shutdown
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     try {
-      await Promise.all([closed, worker?.stop()]);
+      await Promise.all([closed, worker?.stop(), operations?.stop()]);
       clearTimeout(timer);
       await services.database.close();
       services.logger.info({ signal, in_flight_at_signal: waitingFor, forced }, 'shut down');

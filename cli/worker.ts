@@ -1,5 +1,6 @@
 import { createServices } from '../domain/bootstrap.ts';
 import { startWorker } from '../dispatcher/worker.ts';
+import { startOperationRunner } from '../domain/operations/start.ts';
 import { configFromEnvironment, startupStep } from './load-config.ts';
 
 const config = configFromEnvironment();
@@ -10,11 +11,11 @@ if (config.embedded) {
 }
 const services = await startupStep(() => createServices(config, { migrate: false, processName: 'npm run worker' }));
 const worker = startWorker(services);
+const operations = startOperationRunner(services);
 services.logger.info({ batch: config.WORKER_BATCH_SIZE, pid: process.pid }, 'delivery worker started');
 
 const shutdown = (): void => {
-  void worker
-    .stop()
+  void Promise.all([worker.stop(), operations.stop()])
     .then(() => services.database.close())
     .finally(() => process.exit(0));
 };

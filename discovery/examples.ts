@@ -5,7 +5,7 @@ import { eventExample } from '../domain/events/catalog.ts';
 import { errorBody, type ErrorBody } from '../registry/error-catalog.ts';
 import type { AuditMeta } from '../domain/audit/append.ts';
 import type { ResponseMeta } from '../registry/http/envelope.ts';
-import { isPaginated, isWrite, pathParamNames, responseContentType, type DescribedOperation } from './operation-traits.ts';
+import { answersJson, isPaginated, isWrite, pathParamNames, type DescribedOperation } from './operation-traits.ts';
 
 /**
  * The worked examples shown by the OpenAPI document and the reference docs: the registry's own
@@ -29,7 +29,7 @@ export function requestBodyExample(op: DescribedOperation): unknown {
  * operation returns (pagination on cursor lists, audit on writes). None for 204 or binary bodies.
  */
 export function responseExample(op: DescribedOperation): { data: unknown; meta: z.infer<typeof ResponseMeta> } | undefined {
-  if (!op.output || responseContentType(op) !== 'application/json' || op.examples.response === undefined) return undefined;
+  if (!op.output || !answersJson(op) || op.examples.response === undefined) return undefined;
   // The parsed value is what the schema says we send (defaults filled, transforms applied).
   const data: unknown = op.output.parse(op.examples.response);
   return { data, meta: sampleMeta(op, data) };

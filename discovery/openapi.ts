@@ -16,8 +16,8 @@ import {
   isPublic,
   isWrite,
   requestContentType,
-  requiredScope,
-  responseContentType,
+  requiredScopes,
+  responseMediaTypes,
   type DescribedOperation,
 } from './operation-traits.ts';
 
@@ -122,13 +122,12 @@ const INFO_DESCRIPTION = [
 ].join('\n');
 
 function operationObject(op: DescribedOperation, components: Components): JsonSchema {
-  const scope = requiredScope(op);
   const operation: JsonSchema = {
     operationId: op.id,
     tags: [op.group],
     summary: op.summary,
     description: op.description,
-    security: isPublic(op) ? [] : [{ [BEARER]: scope ? [scope] : [] }],
+    security: isPublic(op) ? [] : [{ [BEARER]: requiredScopes(op) }],
     parameters: parameters(op, components),
   };
   const body = requestBody(op, components);
@@ -192,22 +191,30 @@ function requestBody(op: DescribedOperation, components: Components): JsonSchema
 
 function successResponse(op: DescribedOperation, components: Components): JsonSchema {
   const headers = headerRefs('X-Request-Id', 'Service-Version', ...(op.idempotencyKey !== 'none' ? (['Idempotent-Replayed'] as const) : []));
-  const mediaType = responseContentType(op);
-  if (!op.output || !mediaType) return { [op.status]: { description: 'No content.', headers } };
-  if (mediaType !== 'application/json') {
-    // Binary downloads are exempt from the envelope and carry no worked example (spec Endpoints 9-10).
-    return { [op.status]: { description: op.summary, headers, content: { [mediaType]: { schema: { type: 'string', contentMediaType: mediaType } } } } };
+  const mediaTypes = responseMediaTypes(op);
+  if (mediaTypes.length === 0) return { [op.status]: { description: 'No content.', headers } };
+  const content: JsonSchema = {};
+  if (op.output) {
+    const schema: JsonSchema = {
+      type: 'object',
+      properties: { data: components.convert(op.output, 'output', `${op.id}Data`), meta: ref('ResponseMeta') },
+      required: ['data', 'meta'],
+      additionalProperties: false,
+    };
+    const json: JsonSchema = { schema };
+    const example = responseExample(op);
+    if (example !== undefined) json.example = example;
+    content['application/json'] = json;
   }
-  const schema: JsonSchema = {
-    type: 'object',
-    properties: { data: components.convert(op.output, 'output', `${op.id}Data`), meta: ref('ResponseMeta') },
-    required: ['data', 'meta'],
-    additionalProperties: false,
-  };
-  const content: JsonSchema = { schema };
-  const example = responseExample(op);
-  if (example !== undefined) content.example = example;
-  return { [op.status]: { description: op.summary, headers, content: { 'application/json': content } } };
+  // Binary representations are exempt from the envelope and carry no worked example (spec Endpoints 9-10).
+  for (const representation of op.produces ?? []) {
+    content[representation.mediaType] = { schema: { type: 'string', contentMediaType: representation.mediaType } };
+  }
+  const description =
+    mediaTypes.length > 1
+      ? `${op.summary}. The media type follows the Accept header: ${mediaTypes.map((type) => `\`${type}\``).join(', ')} (the first by default).`
+      : op.summary;
+  return { [op.status]: { description, headers, content } };
 }
 
 function errorResponses(op: DescribedOperation, components: Components): JsonSchema {

@@ -1,7 +1,8 @@
 import type { ErrorCode } from '../domain/kernel/errors.ts';
 import { ERROR_CATALOG } from '../registry/error-catalog.ts';
-import { isPublic, isTenantScoped, isWrite, requiredScope, type Operation } from '../registry/define-operation.ts';
+import { isPublic, isTenantScoped, isWrite, requiredScope, requiredScopes, type Operation } from '../registry/define-operation.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
+import { offeredMediaTypes } from '../registry/media-types.ts';
 
 /**
  * Facts every discovery output derives from an operation declaration, computed in one place so
@@ -10,17 +11,14 @@ import { API_PREFIX } from '../registry/api-prefix.ts';
 
 /** Media types a request body may use; JSON unless the declaration says otherwise. */
 export type RequestContentType = 'application/json' | 'multipart/form-data';
-/** Media types a success response may use; binary ones are exempt from the envelope (spec Endpoints 9). */
-export type ResponseContentType = 'application/json' | 'application/pdf' | 'text/csv';
-
 /**
- * What discovery needs of an operation: the declaration without its handler. The two optional
- * content-type fields are not in `defineOperation` yet (a proposed registry addition); until then
- * every registry operation is JSON in and JSON out.
+ * What discovery needs of an operation: the declaration without its handler. The request
+ * content-type field is not in `defineOperation` yet (a proposed registry addition); until then
+ * every registry operation takes JSON. Responses: JSON from `output`, binary media types from
+ * `produces` (registry/media-types.ts).
  */
 export type DescribedOperation = Omit<Operation, 'handler'> & {
   requestContentType?: RequestContentType;
-  responseContentType?: ResponseContentType;
 };
 
 
@@ -39,9 +37,11 @@ export const takesIdempotencyKey = (op: DescribedOperation): boolean => op.idemp
 export const requestContentType = (op: DescribedOperation): RequestContentType | null =>
   op.input.body ? (op.requestContentType ?? 'application/json') : null;
 
-/** null for a bare 204. */
-export const responseContentType = (op: DescribedOperation): ResponseContentType | null =>
-  op.output === null ? null : (op.responseContentType ?? 'application/json');
+/** Media types of the success body, the default first (JSON when there is a JSON output); empty for a bare 204. */
+export const responseMediaTypes = (op: DescribedOperation): string[] => offeredMediaTypes(op);
+
+/** Whether the success body can be the JSON envelope. */
+export const answersJson = (op: DescribedOperation): boolean => op.output !== null;
 
 export const hasInput = (op: DescribedOperation): boolean => Boolean(op.input.params || op.input.query || op.input.body);
 
@@ -63,6 +63,8 @@ export function possibleErrors(op: DescribedOperation): ErrorCode[] {
   if (isTenantScoped(op) || pathParamNames(op).length > 0) codes.push('NOT_FOUND');
   if (takesIdempotencyKey(op)) codes.push('IDEMPOTENCY_IN_PROGRESS', 'IDEMPOTENCY_KEY_REUSED');
   if (jsonBody) codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
+  // Operations with binary representations negotiate on Accept (registry/media-types.ts).
+  if ((op.produces?.length ?? 0) > 0) codes.push('NOT_ACCEPTABLE');
   if (authenticated) codes.push('RATE_LIMITED');
   codes.push('INTERNAL_ERROR');
   return codes.sort((a, b) => ERROR_CATALOG[a].status - ERROR_CATALOG[b].status);
@@ -78,4 +80,4 @@ export function errorsByStatus(op: DescribedOperation): Map<number, ErrorCode[]>
   return byStatus;
 }
 
-export { API_PREFIX, isPublic, isTenantScoped, isWrite, requiredScope };
+export { API_PREFIX, isPublic, isTenantScoped, isWrite, requiredScope, requiredScopes };

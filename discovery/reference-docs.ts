@@ -16,7 +16,7 @@ import {
   possibleErrors,
   requestContentType,
   requiredScope,
-  responseContentType,
+  responseMediaTypes,
   type DescribedOperation,
 } from './operation-traits.ts';
 
@@ -131,7 +131,7 @@ function renderOperation(op: DescribedOperation): string {
         ['Reversible', yesNo(op.reversible)],
         ['Dry run', op.dryRun ? 'supported: `?dry_run=true`' : 'not supported'],
         ['Idempotency-Key', op.idempotencyKey === 'none' ? 'not taken' : op.idempotencyKey],
-        ['Success', `${op.status}${responseContentType(op) ? ` (${responseContentType(op)})` : ', no body'}`],
+        ['Success', `${op.status}${responseMediaTypes(op).length > 0 ? ` (${responseMediaTypes(op).join(', ')})` : ', no body'}`],
       ],
     ),
   ];
@@ -150,11 +150,20 @@ function renderOperation(op: DescribedOperation): string {
     const example = requestBodyExample(op);
     if (example !== undefined) blocks.push('Example:', json(example));
   }
-  if (op.output) {
+  const mediaTypes = responseMediaTypes(op);
+  if (mediaTypes.length > 0) {
     blocks.push(`### Response ${op.status}`);
-    if (responseContentType(op) === 'application/json') blocks.push('`data` fields:', fieldTable(op.output, 'output', `${op.id}Data`));
+    if (op.output) blocks.push('`data` fields:', fieldTable(op.output, 'output', `${op.id}Data`));
     const example = responseExample(op);
     if (example !== undefined) blocks.push('Example:', json(example));
+    const binary = (op.produces ?? []).map((representation) => `\`${representation.mediaType}\``);
+    if (binary.length > 0) {
+      blocks.push(
+        op.output
+          ? `Also as ${binary.join(', ')}: send \`Accept\` with that media type. The body is the file itself, without the envelope.`
+          : `The body is the file itself (${binary.join(', ')}), without the envelope.`,
+      );
+    }
   }
   blocks.push(
     '### Errors',

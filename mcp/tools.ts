@@ -1,6 +1,6 @@
 import type { ListToolsResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { Scope } from '../domain/kernel/scopes.ts';
-import { requiredScope, type Operation } from '../registry/define-operation.ts';
+import { requiredScopes, type Operation } from '../registry/define-operation.ts';
 import { DRY_RUN_PARAM } from '../registry/invoke.ts';
 import { assignNames, VARIANTS, type Variant } from './naming.ts';
 import { isObjectSchema, toJsonSchema, type JsonSchema } from './schema.ts';
@@ -30,7 +30,8 @@ export interface ToolEntry {
   body: 'none' | 'fields' | 'wrapped';
   readOnly: boolean;
   /** Scope a key must hold to see the tool listed; null for public operations. */
-  scope: Scope | null;
+  /** Every scope the operation needs (empty: public). */
+  scopes: readonly Scope[];
   /** structuredContent is sent only when an output schema was declared (clients validate it). */
   structured: boolean;
 }
@@ -112,7 +113,7 @@ function compileTool(op: Operation, name: string): ToolEntry {
     queryKeys: input.queryKeys,
     body: input.body,
     readOnly: isReadOnly(op),
-    scope: requiredScope(op),
+    scopes: requiredScopes(op),
     structured,
   };
 }
@@ -140,7 +141,7 @@ export class ToolIndex {
 
   constructor(operations: readonly Operation[]) {
     this.compiled = Object.fromEntries(VARIANTS.map((v) => [v, compileTools(operations, v)])) as Record<Variant, ToolEntry[]>;
-    this.relevantScopes = new Set(this.compiled.namespaced.flatMap((e) => (e.scope ? [e.scope] : [])));
+    this.relevantScopes = new Set(this.compiled.namespaced.flatMap((e) => e.scopes));
   }
 
   /** Tools a connection may call: its toolsets and read-only mode. Scopes are checked by invoke(). */
@@ -166,7 +167,7 @@ export class ToolIndex {
     const key = `${selectionKey(selection)}|${[...new Set(held)].join(',')}`;
     let found = this.lists.get(key);
     if (!found) {
-      const tools = [...this.tools(selection).values()].filter((e) => e.scope === null || held.includes(e.scope)).map((e) => e.tool);
+      const tools = [...this.tools(selection).values()].filter((e) => e.scopes.every((scope) => held.includes(scope))).map((e) => e.tool);
       found = { tools };
       remember(this.lists, key, found);
     }

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { ERROR_CATALOG } from './error-catalog.ts';
 import { BUILT_SURFACES, PIPELINE_ONLY_ERRORS, isPublic, isWrite, type Operation } from './define-operation.ts';
+import { JSON_MEDIA_TYPE, mediaEssence } from './media-types.ts';
 
 export interface Registry {
   readonly operations: readonly Operation[];
@@ -13,6 +14,25 @@ function checkExample(op: Operation, part: string, schema: z.ZodType | null | un
   if (example === undefined || !schema) return [];
   const result = schema.safeParse(example);
   return result.success ? [] : [`${op.id}: example ${part} does not match its schema: ${result.error.message}`];
+}
+
+/** `produces`: reads only, distinct binary media types, and a handler exactly when there is a JSON (or 204) answer. */
+function checkRepresentations(op: Operation, binaryOnly: boolean): string[] {
+  const problems: string[] = [];
+  const produces = op.produces ?? [];
+  const essences = produces.map((representation) => mediaEssence(representation.mediaType));
+  if (produces.length > 0 && op.method !== 'GET') problems.push(`${op.id}: binary representations (produces) are for reads`);
+  if (binaryOnly && op.status !== 200) problems.push(`${op.id}: an operation answering only in produces answers 200`);
+  if (binaryOnly && op.surfaces.includes('mcp')) problems.push(`${op.id}: MCP tools answer JSON; an operation answering only in produces is not an MCP tool`);
+  if (new Set(essences).size !== essences.length) problems.push(`${op.id}: a media type is listed twice in produces`);
+  for (const essence of essences) {
+    if (!/^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/.test(essence)) problems.push(`${op.id}: "${essence}" is not a media type`);
+    if (essence === JSON_MEDIA_TYPE) problems.push(`${op.id}: JSON is the output schema's representation, not a produces entry`);
+  }
+  if (binaryOnly === Boolean(op.handler)) {
+    problems.push(binaryOnly ? `${op.id}: an operation answering only in produces has no handler` : `${op.id}: a handler is required`);
+  }
+  return problems;
 }
 
 /**
@@ -43,7 +63,10 @@ export function buildRegistry(operations: readonly Operation[]): Registry {
     if (op.method === 'GET' && (op.dryRun || op.idempotencyKey !== 'none')) {
       problems.push(`${op.id}: dry runs and idempotency keys apply to writes only`);
     }
-    if ((op.status === 204) !== (op.output === null)) problems.push(`${op.id}: status 204 goes with output null, and only then`);
+    const produces = op.produces ?? [];
+    const binaryOnly = op.output === null && produces.length > 0;
+    if ((op.status === 204) !== (op.output === null && !binaryOnly)) problems.push(`${op.id}: status 204 goes with output null (and no produces), and only then`);
+    problems.push(...checkRepresentations(op, binaryOnly));
     if (op.method === 'GET' && op.input.body) problems.push(`${op.id}: a GET takes no body`);
     // A public write would be an anonymous change nobody could be held to account for.
     if (isPublic(op) && isWrite(op)) problems.push(`${op.id}: a public operation must not write`);

@@ -3,6 +3,7 @@ import type { OperationContext } from '../domain/kernel/context.ts';
 import type { Scope } from '../domain/kernel/scopes.ts';
 import type { PaginationMeta } from '../domain/kernel/pagination.ts';
 import type { ErrorCode } from '../domain/kernel/errors.ts';
+import type { BinaryBody } from '../domain/kernel/binary-body.ts';
 
 export const GROUPS = [
   'platform',
@@ -48,6 +49,16 @@ export interface HandlerInput<P, Q, B> {
   body: B extends z.ZodType ? z.infer<B> : undefined;
 }
 
+/**
+ * A binary form of an operation's success response (a report's PDF, an SIE file, a document):
+ * no envelope and no worked example (spec Endpoints 9-10), streamed rather than collected.
+ */
+export interface Representation<P extends AnyObject = AnyObject, Q extends AnyObject = AnyObject> {
+  /** The media type callers ask for with Accept and receive as Content-Type, e.g. `application/pdf`. */
+  mediaType: string;
+  render: (ctx: OperationContext, input: HandlerInput<P, Q, undefined>) => Promise<BinaryBody>;
+}
+
 /** What a handler returns: the `data` part, plus list metadata for paginated operations. */
 export interface HandlerResult<T> {
   data: T;
@@ -69,7 +80,11 @@ export interface OperationDefinition<
   summary: string;
   /** One paragraph for agents, reused by OpenAPI, MCP, llms.txt and skills. */
   description: string;
-  auth: { public: true } | { scope: Scope };
+  /**
+   * `scope` is the scope that names the operation's family (tool filtering, OpenAPI); `also` lists
+   * further scopes it needs, e.g. payroll writes need payroll:read and companies:write.
+   */
+  auth: { public: true } | { scope: Scope; also?: readonly Scope[] };
   risk: Risk;
   idempotent: boolean;
   reversible: boolean;
@@ -77,9 +92,17 @@ export interface OperationDefinition<
   idempotencyKey: 'required' | 'optional' | 'none';
   sideEffects: readonly SideEffect[];
   input: OperationInput<P, Q, B>;
-  /** The `data` schema; null for a bare 204. */
+  /** The `data` schema; null for a bare 204, or for an operation that answers only in `produces`. */
   output: O | null;
   status: 200 | 201 | 202 | 204;
+  /**
+   * Binary representations of the success response, chosen by content negotiation (REST: the
+   * Accept header; registry/media-types.ts). Beside a JSON `output` they are alternatives and JSON
+   * stays the default (a report and its PDF); with `output: null` and status 200 they are the only
+   * answer (a file download) and the operation has no `handler`. Reads only. OpenAPI and the docs
+   * list every media type; MCP tools keep to JSON.
+   */
+  produces?: readonly Representation<P, Q>[];
   /**
    * The domain errors this operation's handler may throw, beyond the ones the pipeline itself
    * answers from the operation's traits (auth, scope, tenancy, validation, idempotency, rate limit).
@@ -101,14 +124,22 @@ export interface OperationDefinition<
    * holding a connection or transaction, which matters on PGlite's single connection.
    */
   database?: 'none';
-  handler: (ctx: OperationContext, input: HandlerInput<P, Q, B>) => Promise<HandlerResult<O extends z.ZodType ? z.infer<O> : null>>;
+  /** The JSON answer (or the 204); absent only when the operation answers in `produces` alone. */
+  handler?: (ctx: OperationContext, input: HandlerInput<P, Q, B>) => Promise<HandlerResult<O extends z.ZodType ? z.infer<O> : null>>;
 }
 
 /** The type-erased form the surfaces iterate over. */
 // The handler's input is checked by the runner against the operation's own schemas, so erasing it is safe.
-export type Operation = OperationDefinition<AnyObject, AnyObject, z.ZodType, z.ZodType> & {
-  handler: (ctx: OperationContext, input: { params: unknown; query: unknown; body: unknown }) => Promise<HandlerResult<unknown>>;
+export type Operation = Omit<OperationDefinition<AnyObject, AnyObject, z.ZodType, z.ZodType>, 'handler' | 'produces'> & {
+  handler?: (ctx: OperationContext, input: { params: unknown; query: unknown; body: unknown }) => Promise<HandlerResult<unknown>>;
+  produces?: readonly ErasedRepresentation[];
 };
+
+/** A representation as the surfaces hold it; its input was checked against the operation's schemas. */
+export interface ErasedRepresentation {
+  mediaType: string;
+  render: (ctx: OperationContext, input: { params: unknown; query: unknown; body: unknown }) => Promise<BinaryBody>;
+}
 
 /** Identity helper: keeps each declaration fully typed where it is written. */
 export function defineOperation<P extends AnyObject, Q extends AnyObject, B extends z.ZodType, O extends z.ZodType>(
@@ -132,6 +163,8 @@ export const PIPELINE_ONLY_ERRORS: readonly ErrorCode[] = [
 
 export const isPublic = (op: Pick<Operation, 'auth'>): boolean => 'public' in op.auth;
 export const requiredScope = (op: Pick<Operation, 'auth'>): Scope | null => ('scope' in op.auth ? op.auth.scope : null);
+/** Every scope the operation needs, its family's first. */
+export const requiredScopes = (op: Pick<Operation, 'auth'>): Scope[] => ('scope' in op.auth ? [op.auth.scope, ...(op.auth.also ?? [])] : []);
 export const isTenantScoped = (op: Pick<Operation, 'path'>): boolean => op.path.includes('{companyId}');
 export const isWrite = (op: Pick<Operation, 'method'>): boolean => op.method !== 'GET';
 

@@ -16,6 +16,23 @@ import {
 import { listEvents } from './operations/events/list.ts';
 import { getEvent } from './operations/events/get.ts';
 import { listEventTypes } from './operations/events/list-types.ts';
+import { createEmployee, getEmployee, listEmployees, updateEmployee } from './operations/payroll/employees.ts';
+import {
+  approveSalaryRun,
+  bookSalaryRun,
+  cancelSalaryRun,
+  createSalaryRun,
+  getSalaryRun,
+  listSalaryRuns,
+} from './operations/payroll/salary-runs.ts';
+import { generateAgi, getAgi, listAgis, submitAgi } from './operations/tax/agi.ts';
+import { cancelOperation, deleteOperation, getOperation, listOperations } from './operations/operations/operations.ts';
+import { closeFiscalYear } from './operations/ledger/close-fiscal-year.ts';
+import { recoverWebhookDeliveries } from './operations/webhooks/recover-deliveries.ts';
+import { generateVatReturn, getVatReturn, listVatReturns, submitVatReturn } from './operations/tax/vat-returns.ts';
+import { getAccountBalances, getBalanceSheet, getIncomeStatement, getTrialBalance } from './operations/reports/statements.ts';
+import { getGeneralLedger } from './operations/reports/general-ledger.ts';
+import { exportSie } from './operations/reports/export-sie.ts';
 import { listWebhooks } from './operations/webhooks/list.ts';
 import { createWebhook } from './operations/webhooks/create.ts';
 import { getWebhook } from './operations/webhooks/get.ts';
@@ -44,6 +61,7 @@ export const registry = buildRegistry([
   listPeriods,
   lockPeriod,
   unlockPeriod,
+  closeFiscalYear,
   createJournalEntry,
   listJournalEntries,
   getJournalEntry,
@@ -53,6 +71,34 @@ export const registry = buildRegistry([
   listEvents,
   getEvent,
   listEventTypes,
+  listEmployees,
+  getEmployee,
+  createEmployee,
+  updateEmployee,
+  listSalaryRuns,
+  getSalaryRun,
+  createSalaryRun,
+  approveSalaryRun,
+  bookSalaryRun,
+  cancelSalaryRun,
+  listAgis,
+  getAgi,
+  generateAgi,
+  submitAgi,
+  listVatReturns,
+  getVatReturn,
+  generateVatReturn,
+  submitVatReturn,
+  listOperations,
+  getOperation,
+  cancelOperation,
+  deleteOperation,
+  getAccountBalances,
+  getTrialBalance,
+  getIncomeStatement,
+  getBalanceSheet,
+  getGeneralLedger,
+  exportSie,
   listWebhooks,
   createWebhook,
   getWebhook,
@@ -61,6 +107,7 @@ export const registry = buildRegistry([
   testWebhook,
   listWebhookDeliveries,
   retryWebhookDelivery,
+  recoverWebhookDeliveries,
   listCapabilities,
   getCapability,
 ]);

@@ -10,9 +10,11 @@ import { abandonIdempotent, beginIdempotent, completeIdempotent } from '../domai
 import type { PaginationMeta } from '../domain/kernel/pagination.ts';
 import { sha256Hex } from '../domain/kernel/crypto.ts';
 import { FLAG_VALUES, parseFlag } from '../domain/kernel/flags.ts';
-import { isPublic, isTenantScoped, isWrite, requiredScope, type Operation } from './define-operation.ts';
+import { isPublic, isTenantScoped, isWrite, requiredScopes, type Operation } from './define-operation.ts';
 import { findUnknownFields } from './unknown-fields.ts';
 import { findUnstorableText } from './storable-text.ts';
+import type { BinaryBody } from '../domain/kernel/binary-body.ts';
+import { chooseMediaType, JSON_MEDIA_TYPE } from './media-types.ts';
 
 /**
  * The one request pipeline every surface (REST, MCP) runs an operation through, so both give the
@@ -38,6 +40,11 @@ export interface Invocation {
   /** Reads the body lazily, so scope and membership are checked before a body is even parsed. */
   loadBody?: () => Promise<unknown>;
   idempotencyKey?: string | undefined;
+  /**
+   * The media types the caller accepts, as an HTTP Accept value (REST passes its header; another
+   * surface may name one type). Only operations with `produces` negotiate; absent: the default.
+   */
+  accept?: string | undefined;
   onDenial?: (kind: DenialKind, error: DomainError) => void;
 }
 
@@ -58,6 +65,8 @@ export interface InvocationResult {
   meta: InvocationMeta;
   /** True when an idempotent replay answered instead of the handler. */
   replayed: boolean;
+  /** Set when the negotiated representation is binary: the body to stream instead of `data` (no envelope). */
+  binary?: BinaryBody;
 }
 
 /** Thrown inside the transaction to undo a dry run's writes; carries the would-be result out. */
@@ -115,11 +124,11 @@ async function invokeUnlogged(inv: Invocation): Promise<InvocationResult> {
     if (!actor) throw new DomainError('UNAUTHENTICATED');
     const decision = await consumeRateLimit(ctx.db, actor.apiKeyId, actor.rateLimitPerMinute, services.now());
     if (!decision.allowed) throw new DomainError('RATE_LIMITED');
-    const scope = requiredScope(op);
-    if (scope && !hasScope(actor.scopes, scope)) {
+    const missing = requiredScopes(op).find((scope) => !hasScope(actor.scopes, scope));
+    if (missing) {
       throw new DomainError('INSUFFICIENT_SCOPE', {
-        message: `This API key lacks the ${scope} scope required by ${op.id}.`,
-        requiredScope: scope,
+        message: `This API key lacks the ${missing} scope required by ${op.id}.`,
+        requiredScope: missing,
       });
     }
     if (isTenantScoped(op)) await assertCompanyAccess(ctx, inv.raw.params.companyId ?? '');
@@ -128,6 +137,7 @@ async function invokeUnlogged(inv: Invocation): Promise<InvocationResult> {
   const body = op.input.body && inv.loadBody ? await inv.loadBody() : inv.raw.body;
   const { input, dryRun } = parseInput(op, { ...inv.raw, body });
   ctx = { ...ctx, dryRun };
+  const mediaType = op.produces?.length ? chooseMediaType(op, inv.accept) : JSON_MEDIA_TYPE;
   // A dry run stores nothing, so there is nothing a key could make safe to repeat.
   if (op.idempotencyKey === 'required' && !inv.idempotencyKey && !dryRun) throw new DomainError('IDEMPOTENCY_KEY_REQUIRED');
   if (inv.idempotencyKey !== undefined && (inv.idempotencyKey.length > IDEMPOTENCY_KEY_MAX || !IDEMPOTENCY_KEY.test(inv.idempotencyKey))) {
@@ -137,6 +147,7 @@ async function invokeUnlogged(inv: Invocation): Promise<InvocationResult> {
     });
   }
 
+  if (mediaType !== JSON_MEDIA_TYPE) return render(ctx, op, mediaType, input);
   if (op.database === 'none') return run({ ...ctx, db: NO_DATABASE, inTransaction: true }, inv, input);
   if (isPublic(op)) {
     // Public routes run as the least-privilege role, never the privileged identity.
@@ -145,6 +156,14 @@ async function invokeUnlogged(inv: Invocation): Promise<InvocationResult> {
   // Dry runs are never stored: they change nothing, so replaying them would be meaningless.
   if (!isWrite(op) || inv.idempotencyKey === undefined || dryRun) return run(ctx, inv, input);
   return runIdempotent(ctx, inv, input, inv.idempotencyKey);
+}
+
+/** A binary representation (reads only, checked at load): streamed by the surface, never enveloped. */
+async function render(ctx: OperationContext, op: Operation, mediaType: string, input: { params: unknown; query: unknown; body: unknown }): Promise<InvocationResult> {
+  const representation = op.produces?.find((candidate) => candidate.mediaType === mediaType);
+  if (!representation) throw new Error(`${op.id} has no representation ${mediaType}`);
+  const binary = await representation.render(ctx, input);
+  return { status: op.status, data: null, meta: {}, replayed: false, binary };
 }
 
 async function runIdempotent(
@@ -181,10 +200,13 @@ async function run(
   beforeCommit?: (tx: OperationContext, result: InvocationResult) => Promise<void>,
 ): Promise<InvocationResult> {
   const { op } = inv;
-  if (!isWrite(op)) return finish(op, await op.handler(ctx, input), {});
+  const handler = op.handler;
+  // The registry refuses, at load, an operation without a handler unless it answers in produces alone.
+  if (!handler) throw new Error(`${op.id} has no JSON handler`);
+  if (!isWrite(op)) return finish(op, await handler(ctx, input), {});
   try {
     return await withTransaction(ctx, async (tx) => {
-      const handled = await op.handler(tx, input);
+      const handled = await handler(tx, input);
       if (ctx.dryRun) {
         // Nothing was written, so there is no audit entry to point at, and nothing was created:
         // a dry run answers 200 (DESIGN.md §6) whatever the real call would answer.

@@ -11,6 +11,7 @@ import { errorResponse } from '../registry/http/error-response.ts';
 import { readJsonBody } from './read-body.ts';
 import { securityHeaders } from '../registry/http/security-headers.ts';
 import type { AppEnv } from '../registry/http/app-env.ts';
+import { binaryResponse } from './binary-response.ts';
 
 /** `/companies/{companyId}` → `/companies/:companyId` */
 export const toHonoPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
@@ -48,9 +49,13 @@ export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operat
         raw: { params: c.req.param() as Record<string, string>, query: queryOf(c) },
         loadBody: () => readJsonBody(c),
         idempotencyKey: c.req.header('idempotency-key'),
+        accept: c.req.header('accept'),
         onDenial: (kind, error) => logDenial(services, c, kind, error),
       });
       if (result.replayed) c.header('Idempotent-Replayed', 'true');
+      // The answer depends on Accept wherever there is more than one representation (caches must know).
+      if (op.produces?.length) c.header('Vary', 'Accept');
+      if (result.binary) return binaryResponse(c, result.binary, result.status as ContentfulStatusCode);
       if (result.status === 204) return c.body(null, 204);
       return c.json(envelope(result.data, c.get('requestId'), result.meta), result.status as ContentfulStatusCode);
     } catch (error) {

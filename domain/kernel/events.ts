@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { Company } from '../companies/schemas.ts';
 import { Account, FiscalYear, JournalEntry, Period } from '../ledger/schemas.ts';
+import { Agi, SalaryRun } from '../payroll/schemas.ts';
+import { VatReturn } from '../tax/schemas.ts';
+import { Operation } from '../operations/schemas.ts';
+import { operationExample } from '../operations/examples.ts';
+import { agiExample, salaryRunExample } from '../payroll/examples.ts';
+import { vatReturnExample } from '../tax/examples.ts';
 import { COMPANY_ID, ENTRY_ID, FISCAL_YEAR_ID, accountExample, journalEntryExample, periodExample } from '../ledger/examples.ts';
 import type { Scope } from './scopes.ts';
 
@@ -15,19 +21,8 @@ import type { Scope } from './scopes.ts';
 // ---------------------------------------------------------------------------------------------
 
 const Id = z.uuid();
-const IsoDate = z.iso.date();
 // UTC only (`Z`), matching every other timestamp the API emits.
 const IsoDateTime = z.iso.datetime();
-const Currency = z
-  .string()
-  .regex(/^[A-Z]{3}$/)
-  .describe('ISO 4217 currency code, e.g. SEK.');
-const Minor = z.number().int().describe('Amount in minor units (öre for SEK); 12 345 = 123,45 kr.');
-const MinorNonNegative = Minor.nonnegative();
-const Month = z
-  .string()
-  .regex(/^\d{4}-(0[1-9]|1[0-2])$/)
-  .describe('Calendar month, YYYY-MM.');
 
 /** Every object except the company itself belongs to one company. */
 const owned = { id: Id, company_id: Id };
@@ -64,54 +59,11 @@ const DocumentObject = z.object({
   journal_entry_id: Id.nullable().describe('The entry the document is attached to as underlag; null if unattached.'),
 });
 
-const SalaryRunObject = z.object({
-  ...owned,
-  period: Month.describe('Pay month, YYYY-MM.'),
-  status: z.enum(['draft', 'approved', 'booked', 'cancelled']),
-  employee_count: z.number().int().nonnegative(),
-  gross_minor: MinorNonNegative.describe('Total gross pay, minor units.'),
-  tax_minor: MinorNonNegative.describe('Preliminary income tax withheld, minor units.'),
-  net_minor: MinorNonNegative.describe('Total paid out to employees, minor units.'),
-  currency: Currency,
-});
+const SalaryRunObject = SalaryRun;
+const AgiObject = Agi;
+const VatReturnObject = VatReturn;
 
-const AgiObject = z
-  .object({
-    ...owned,
-    period: Month.describe('Declaration month, YYYY-MM.'),
-    status: z.enum(['generated', 'submitted']),
-    total_tax_minor: MinorNonNegative.describe('Preliminary tax withheld for the month, minor units.'),
-    employer_contributions_minor: MinorNonNegative.describe('Arbetsgivaravgifter for the month, minor units.'),
-    currency: Currency,
-    submitted_at: IsoDateTime.nullable().describe('When it was filed with Skatteverket; null until submitted.'),
-  })
-  .describe('Employer declaration (arbetsgivardeklaration, AGI).');
-
-const VatReturnObject = z.object({
-  ...owned,
-  period_start: IsoDate,
-  period_end: IsoDate.describe('Inclusive.'),
-  status: z.enum(['generated', 'submitted']),
-  output_vat_minor: MinorNonNegative.describe('VAT charged on sales (utgående moms), minor units.'),
-  input_vat_minor: MinorNonNegative.describe('Deductible VAT on purchases (ingående moms), minor units.'),
-  net_vat_minor: Minor.describe('Output minus input VAT; negative means a refund is due.'),
-  currency: Currency,
-  submitted_at: IsoDateTime.nullable().describe('When it was filed with Skatteverket; null until submitted.'),
-});
-
-const OperationObject = z
-  .object({
-    ...owned,
-    kind: z.string().describe('What the operation does, e.g. "sie_import".'),
-    status: z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']),
-    error: z
-      .object({ code: z.string(), message: z.string() })
-      .nullable()
-      .describe('Why it failed; null unless status is failed.'),
-    created_at: IsoDateTime,
-    finished_at: IsoDateTime.nullable(),
-  })
-  .describe('A long-running asynchronous operation.');
+const OperationObject = Operation;
 
 const WebhookDisabledObject = z.object({
   id: Id.describe('The webhook endpoint id.'),
@@ -146,51 +98,6 @@ const documentExample: z.input<typeof DocumentObject> = {
   journal_entry_id: null,
 };
 
-const salaryRunExample: z.input<typeof SalaryRunObject> = {
-  id: '2d8a4f6c-1e3b-4a97-b0c5-7f2e9d1a4b83',
-  company_id: COMPANY_ID,
-  period: '2026-11',
-  status: 'draft',
-  employee_count: 4,
-  gross_minor: 16_800_000,
-  tax_minor: 4_032_000,
-  net_minor: 12_768_000,
-  currency: 'SEK',
-};
-
-const agiExample: z.input<typeof AgiObject> = {
-  id: '7b1e5c3a-9d2f-4068-a4e7-3c8b0f6d2a19',
-  company_id: COMPANY_ID,
-  period: '2026-11',
-  status: 'generated',
-  total_tax_minor: 4_032_000,
-  employer_contributions_minor: 5_278_560,
-  currency: 'SEK',
-  submitted_at: null,
-};
-
-const vatReturnExample: z.input<typeof VatReturnObject> = {
-  id: '5c9f2e7b-4a1d-4b36-8d0e-1f6a3c8b5e47',
-  company_id: COMPANY_ID,
-  period_start: '2026-07-01',
-  period_end: '2026-09-30',
-  status: 'generated',
-  output_vat_minor: 8_750_000,
-  input_vat_minor: 3_120_000,
-  net_vat_minor: 5_630_000,
-  currency: 'SEK',
-  submitted_at: null,
-};
-
-const operationExample: z.input<typeof OperationObject> = {
-  id: '0e4d7b2a-6c8f-4139-9a5e-2b7f1d4c8e06',
-  company_id: COMPANY_ID,
-  kind: 'sie_import',
-  status: 'succeeded',
-  error: null,
-  created_at: '2026-11-14T10:00:00.000Z',
-  finished_at: '2026-11-14T10:00:41.000Z',
-};
 
 // ---------------------------------------------------------------------------------------------
 // The catalogue.
@@ -349,8 +256,12 @@ const CATALOG = {
   'operation.succeeded': entry(OPERATIONS, 'An asynchronous operation finished successfully.', OperationObject, operationExample),
   'operation.failed': entry(OPERATIONS, 'An asynchronous operation failed; see its error.', OperationObject, {
     ...operationExample,
+    kind: 'sie_import',
     status: 'failed',
-    error: { code: 'sie_parse_error', message: 'Line 212: unknown record type #KONTOX.' },
+    result: null,
+    progress: 40,
+    progress_message: 'Failed',
+    error: { code: 'SIE_INVALID', message: 'Line 212: #VER 17 does not balance (debit 1250.00, credit 1200.00).' },
   }),
   'operation.cancelled': entry(OPERATIONS, 'An asynchronous operation was cancelled before finishing.', OperationObject, {
     ...operationExample,

@@ -88,7 +88,7 @@ export const keysetTimestampSql = (column: string): string =>
  * validated by the list's own schema on the way back in. Anything that fails — wrong list,
  * impossible values, garbage — is stale and restarts at page one (spec Errors 4).
  */
-export function encodeKeysetCursor(list: string, key: Record<string, string>): string {
+export function encodeKeysetCursor(list: string, key: Readonly<Record<string, string | number>>): string {
   return Buffer.from(JSON.stringify({ v: CURSOR_VERSION, l: list, k: key })).toString('base64url');
 }
 

@@ -3,7 +3,7 @@ import { requireScope, withTransaction } from '../kernel/context.ts';
 import { DomainError, type ErrorDetail } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
 import { isoToday } from './calendar.ts';
-import { entryNotFound, insertDraft, readEntry } from './entries.ts';
+import { entryNotFound, insertDraft, readEntry, type DraftInput } from './entries.ts';
 import { periodForDate } from './periods.ts';
 import type { JournalEntry, ReverseBody } from './schemas.ts';
 
@@ -28,7 +28,15 @@ async function lockEntry(ctx: OperationContext, companyId: string, entryId: stri
  * number of its series in that year from a counter row locked until this transaction ends, so
  * numbers are gapless and unique even under concurrent commits, and a rollback leaves no gap.
  */
-async function commitLocked(ctx: OperationContext, companyId: string, entry: LockedEntry): Promise<void> {
+export interface CommitOptions {
+  /**
+   * Year-end closing books into the year's last period after every period was locked (that is
+   * the precondition of closing); nothing else may post into a locked period.
+   */
+  allowLockedPeriod?: boolean;
+}
+
+async function commitLocked(ctx: OperationContext, companyId: string, entry: LockedEntry, options: CommitOptions = {}): Promise<void> {
   const lines = await ctx.db.$queryRaw<{ line_no: number; number: string; active: boolean; debit: bigint; credit: bigint }[]>`
     SELECT l.line_no, a.number, a.active, l.debit, l.credit
       FROM journal_lines l JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
@@ -58,10 +66,10 @@ async function commitLocked(ctx: OperationContext, companyId: string, entry: Loc
       details: [{ path: 'date', message: `${entry.date} is outside every fiscal year.` }],
     });
   }
-  if (place.yearClosed) {
+  if (place.yearClosed && !options.allowLockedPeriod) {
     throw new DomainError('FISCAL_YEAR_CLOSED', { message: `The fiscal year containing ${entry.date} is closed.` });
   }
-  if (place.locked) {
+  if (place.locked && !options.allowLockedPeriod) {
     throw new DomainError('PERIOD_LOCKED', {
       message: `The period containing ${entry.date} is locked.`,
       details: [{ path: 'date', message: `${entry.date} lies in a locked period.` }],
@@ -139,5 +147,19 @@ export async function reverseJournalEntry(
     await emitEvent(tx, companyId, 'journal_entry.committed', reversal, null);
     await emitEvent(tx, companyId, 'journal_entry.reversed', reversed, { status: 'committed', reversed_by_id: null });
     return reversal;
+  });
+}
+
+/**
+ * Books an entry in one go (salary runs, imports): drafted and committed in the caller's
+ * transaction under every commit rule, with journal_entry.committed emitted. Returns the entry.
+ */
+export async function bookEntry(ctx: OperationContext, companyId: string, input: DraftInput, options: CommitOptions = {}): Promise<JournalEntry> {
+  return withTransaction(ctx, async (tx) => {
+    const id = await insertDraft(tx, companyId, input);
+    await commitLocked(tx, companyId, await lockEntry(tx, companyId, id), options);
+    const entry = (await readEntry(tx, companyId, id)) as JournalEntry;
+    await emitEvent(tx, companyId, 'journal_entry.committed', entry, null);
+    return entry;
   });
 }

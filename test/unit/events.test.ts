@@ -125,7 +125,7 @@ describe('static types', () => {
       envelopeFor('salary_run.booked', EVENT_CATALOG['salary_run.booked'].example),
     );
     expectTypeOf(booked.type).toEqualTypeOf<'salary_run.booked'>();
-    expectTypeOf(booked.data.object.gross_minor).toEqualTypeOf<number>();
+    expectTypeOf(booked.data.object.gross).toEqualTypeOf<number>();
 
     const any: EventEnvelope = EventEnvelope.parse(
       envelopeFor('agi.submitted', EVENT_CATALOG['agi.submitted'].example),

@@ -11,6 +11,8 @@ import { isPublic } from '../../../registry/define-operation.ts';
 import { fullPath, type DescribedOperation } from '../../../discovery/operation-traits.ts';
 import { createJournalEntry } from '../../../domain/ledger/entries.ts';
 import { commitJournalEntry } from '../../../domain/ledger/commit.ts';
+import { insertFiscalYear } from '../../../domain/ledger/fiscal-years.ts';
+import { approveSalaryRun, bookSalaryRun, createSalaryRun } from '../../../domain/payroll/salary-runs.ts';
 import type { OperationContext } from '../../../domain/kernel/context.ts';
 import { SCOPES } from '../../../domain/kernel/scopes.ts';
 
@@ -72,6 +74,42 @@ FIXTURES.deleteJournalEntry = async (t, params) => {
   });
   params.entryId = entry.id;
 };
+
+/** Closes a year of its own (the next one, all periods locked) so the example's year stays open for the others. */
+FIXTURES.closeFiscalYear = async (t, params) => {
+  const prisma = t.services.database.prisma;
+  const latest = await prisma.fiscalYear.findFirstOrThrow({ where: { companyId: params.companyId! }, orderBy: { startDate: 'desc' } });
+  const start = new Date(latest.endDate.getTime() + 86_400_000).toISOString().slice(0, 10);
+  const year = await insertFiscalYear(prisma, params.companyId!, start, `${Number(start.slice(0, 4))}-12-31`);
+  await prisma.period.updateMany({ where: { fiscalYearId: year.id }, data: { lockedAt: new Date() } });
+  params.fiscalYearId = year.id;
+};
+
+/** A salary run of its own for each transition, so each example meets a run in the state it needs. */
+async function salaryRun(t: TestServices, params: Record<string, string>, period: string, steps: ('approve' | 'book')[]): Promise<void> {
+  const ctx = actingContext(t);
+  const existing = await t.services.database.prisma.salaryRun.findFirst({ where: { companyId: params.companyId!, period: new Date(`${period}-01T00:00:00.000Z`), status: 'draft' } });
+  const run = existing ?? (await createSalaryRun(ctx, params.companyId!, { period }));
+  if (steps.includes('approve')) await approveSalaryRun(ctx, params.companyId!, run.id);
+  if (steps.includes('book')) await bookSalaryRun(ctx, params.companyId!, run.id);
+  params.salaryRunId = run.id;
+}
+// A VAT return covers locked periods only: lock the example's quarter.
+FIXTURES.generateVatReturn = async (t, params) => {
+  await t.services.database.prisma.period.updateMany({
+    where: { companyId: params.companyId!, startDate: { gte: new Date('2026-01-01T00:00:00.000Z'), lte: new Date('2026-03-01T00:00:00.000Z') } },
+    data: { lockedAt: new Date() },
+  });
+};
+// The example's operation was cancelled by then: delete a queued one of its own.
+FIXTURES.deleteOperation = async (t, params) => {
+  const queued = await t.services.database.prisma.operation.create({ data: { companyId: params.companyId!, kind: 'close_fiscal_year', input: {} } });
+  params.operationId = queued.id;
+};
+FIXTURES.generateAgi = (t, params) => salaryRun(t, params, '2026-11', ['approve', 'book']);
+FIXTURES.approveSalaryRun = (t, params) => salaryRun(t, params, '2026-10', []);
+FIXTURES.bookSalaryRun = (t, params) => salaryRun(t, params, '2026-09', ['approve']);
+FIXTURES.cancelSalaryRun = (t, params) => salaryRun(t, params, '2026-08', []);
 
 /** A context acting with every scope, for fixtures that need domain verbs. */
 const actingContext = (t: TestServices): OperationContext => ({
@@ -157,7 +195,12 @@ describe.each(DB_TARGETS)('documented examples replayed against the app (%s)', (
 
       expect(response.status, `${op.id}: ${response.text}`).toBe(op.status);
       expect(response.headers.get('x-request-id'), op.id).toMatch(/^req_/);
-      if (op.output === null) {
+      if (op.output === null && op.produces?.length) {
+        // A binary-only answer: the first declared representation, bytes without an envelope.
+        expect(response.headers.get('content-type'), op.id).toBe(op.produces[0]?.mediaType);
+        expect(response.text.length, op.id).toBeGreaterThan(0);
+        expect(response.body, op.id).toBeNull();
+      } else if (op.output === null) {
         expect(response.text, op.id).toBe('');
       } else {
         const result = validate(op.path, op.method, op.status, response.body);

@@ -65,7 +65,7 @@ describe('OpenAPI document validity', () => {
     const params = z.object({ id: z.uuid() });
     const synthetic: DescribedOperation[] = [
       { ...base, id: 'deleteThing', method: 'DELETE', path: '/things/{id}', input: { params }, output: null, status: 204, sideEffects: ['delete'], examples: {} },
-      { ...base, id: 'downloadThing', method: 'GET', path: '/things/{id}/pdf', input: { params }, output: z.string(), responseContentType: 'application/pdf', status: 200, sideEffects: ['none'], dryRun: false, idempotencyKey: 'none', examples: {} },
+      { ...base, id: 'downloadThing', method: 'GET', path: '/things/{id}/pdf', input: { params }, output: null, produces: [{ mediaType: 'application/pdf', render: async () => { throw new Error('not rendered here'); } }], status: 200, sideEffects: ['none'], dryRun: false, idempotencyKey: 'none', examples: {} },
       { ...base, id: 'uploadThing', method: 'POST', path: '/things', input: { body: z.object({ file: z.file(), note: z.string() }) }, requestContentType: 'multipart/form-data', output: z.object({ id: z.uuid() }), status: 201, sideEffects: ['create'], examples: { response: { id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10' } } },
     ];
     const { code, report } = await lint(buildOpenApiDocument(synthetic, { publicBaseUrl: 'https://api.example.test' }), 'synthetic');

@@ -5,6 +5,7 @@ import { makeKey, makeTenant, type Tenant } from '../../helpers/factories.ts';
 import { connectInProcess } from '../../helpers/mcp-client.ts';
 import { createApp } from '../../../rest/app.ts';
 import { registry } from '../../../registry/index.ts';
+import { requiredScopes } from '../../../registry/define-operation.ts';
 import { mountMcp } from '../../../mcp/http.ts';
 import { toolName } from '../../../mcp/naming.ts';
 import type { Services } from '../../../domain/kernel/context.ts';
@@ -119,8 +120,13 @@ describe.each(DB_TARGETS)('MCP tools/list: generated tools, selection and scope 
     expect(listed).not.toContain('companies.update');
     expect(listed.some((name) => name.startsWith('webhooks.'))).toBe(false);
     const payrollOnly = await makeKey(db, tenant.userId, { scopes: ['payroll:read'] });
-    // Only the public tools remain for a key whose one scope no operation needs on its own.
-    expect(await names(await connect({ key: payrollOnly.key }))).toEqual(['platform.get_health', 'events.list_types', 'discovery.list_capabilities', 'discovery.get_capability']);
+    // A key sees the public tools and those whose every required scope it holds: payroll reads,
+    // not payroll writes (they need companies:write as well).
+    const expected = MCP_OPS.filter((op) => requiredScopes(op).every((scope) => scope === 'payroll:read')).map((op) => toolName(op, 'namespaced'));
+    const payrollTools = await names(await connect({ key: payrollOnly.key }));
+    expect(payrollTools).toEqual(expected);
+    expect(payrollTools).toContain('payroll.list_employees');
+    expect(payrollTools).not.toContain('payroll.create_employee');
     // Hidden is not forbidden-by-omission: the call reaches invoke(), which answers with the scope.
     const hidden = await client.callTool({ name: 'companies.update', arguments: { companyId: tenant.companyId, name: 'x' } });
     expect(hidden.isError).toBe(true);

@@ -119,7 +119,7 @@ describe.each(DB_TARGETS)('facts stated once (%s)', (target) => {
         body: op.input.body?.parse(op.examples.body),
       };
       // Bypassing the pipeline (as the dispatcher or a future surface might): the domain still says no.
-      const outcome = await op.handler(ctx, input).then(
+      const outcome = await (op.handler ?? (() => Promise.reject(new Error(`${op.id} has no handler`))))(ctx, input).then(
         () => null,
         (error: unknown) => error,
       );

@@ -61,10 +61,15 @@ describe('OpenAPI document', () => {
       expect(operation.requestBody).toBeUndefined();
     }
     const success = operation.responses[String(op.status)];
+    // Binary representations: every media type listed, none enveloped or given an example (spec Endpoints 10).
+    for (const { mediaType } of op.produces ?? []) {
+      expect(success.content[mediaType]).toEqual({ schema: { type: 'string', contentMediaType: mediaType } });
+    }
     if (op.output === null) {
-      expect(success.content).toBeUndefined();
+      expect(Object.keys(success.content ?? {})).toEqual((op.produces ?? []).map((r) => r.mediaType));
       return;
     }
+    expect(Object.keys(success.content)).toEqual(['application/json', ...(op.produces ?? []).map((r) => r.mediaType)]);
     const media = success.content['application/json'];
     expect(media.schema.required).toEqual(['data', 'meta']);
     expect(media.schema.properties.meta).toEqual({ $ref: '#/components/schemas/ResponseMeta' });
@@ -116,7 +121,7 @@ describe('OpenAPI generator on shapes the registry does not use yet', () => {
   const { handler: _handler, ...described } = base;
   const synthetic: DescribedOperation[] = [
     { ...described, id: 'deleteThing', method: 'DELETE', path: '/things/{id}', input: { params: z.object({ id: z.uuid() }) }, output: null, status: 204, sideEffects: ['delete'], examples: { params: { id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10' } } },
-    { ...described, id: 'downloadThing', method: 'GET', path: '/things/{id}/pdf', input: { params: z.object({ id: z.uuid() }) }, output: z.string(), responseContentType: 'application/pdf', status: 200, sideEffects: ['none'], dryRun: false, idempotencyKey: 'none', examples: {} },
+    { ...described, id: 'downloadThing', method: 'GET', path: '/things/{id}/pdf', input: { params: z.object({ id: z.uuid() }) }, output: null, produces: [{ mediaType: 'application/pdf', render: async () => { throw new Error('not rendered here'); } }], status: 200, sideEffects: ['none'], dryRun: false, idempotencyKey: 'none', examples: {} },
     { ...described, id: 'uploadThing', method: 'POST', path: '/things', input: { body: z.object({ file: z.file(), note: z.string() }) }, requestContentType: 'multipart/form-data', output: z.object({ id: z.uuid() }), status: 201, sideEffects: ['create'], examples: { response: { id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10' } } },
   ];
   // Plain JSON; `any` keeps the lookups short.

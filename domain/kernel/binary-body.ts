@@ -1,0 +1,14 @@
+/**
+ * A success body that is bytes rather than JSON — a report PDF, an SIE file, an uploaded
+ * document. Binary bodies are exempt from the envelope (spec Endpoints 9) and are streamed, never
+ * collected: the producer writes as the reader takes (domain/reports/snapshot.ts).
+ */
+export interface BinaryBody {
+  /** The Content-Type sent, e.g. `application/pdf` or `text/plain; charset=cp437`. */
+  contentType: string;
+  stream: ReadableStream<Uint8Array>;
+  /** Suggested file name for a download (Content-Disposition: attachment). */
+  filename?: string;
+  /** Size in bytes when known before streaming (Content-Length); streamed reports omit it. */
+  length?: number;
+}

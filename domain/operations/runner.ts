@@ -1,0 +1,300 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Principal, Services, OperationContext } from '../kernel/context.ts';
+import { withTransaction } from '../kernel/context.ts';
+import { DomainError } from '../kernel/errors.ts';
+import { emitEvent } from '../events/emit.ts';
+import { OPERATIONS_CHANNEL, toOperation, type OperationRow } from './store.ts';
+import type { OperationKind } from './schemas.ts';
+
+/**
+ * Runs queued operations in any number of processes on one database. A claim takes one row with
+ * FOR UPDATE SKIP LOCKED and holds it under a lease the runner renews while it works; a row whose
+ * holder died (its lease expired, by the database's clock) is claimed again and resumes from its
+ * checkpoint, so every kind's steps are safe to rerun.
+ */
+
+/** How long a claim lasts without renewal: long enough to ride out a slow statement. */
+export const LEASE_MS = 30_000;
+/** Renewed this often while a job runs, whatever the job is doing. */
+export const HEARTBEAT_MS = 10_000;
+/** Without a notification, look for work (and expired leases) this often. */
+export const IDLE_POLL_MS = 1_000;
+
+/** Thrown inside a job when its lease was lost (another runner owns the row now): stop quietly. */
+export class LeaseLost extends Error {
+  constructor(readonly operationId: string) {
+    super(`lease on operation ${operationId} was lost`);
+  }
+}
+
+/** Thrown by a job at a checkpoint once cancellation was requested: ends the operation cancelled. */
+export class Cancelled extends Error {}
+
+export interface Job {
+  operationId: string;
+  companyId: string;
+  input: Record<string, unknown>;
+  /** The last checkpoint a previous attempt recorded, if any. */
+  checkpoint: unknown;
+  attempt: number;
+  /** A context acting for the operation, holding exactly the scopes its kind needs. */
+  ctx: OperationContext;
+  /**
+   * Records progress (and optionally a checkpoint) in `tx` — the same transaction as the work it
+   * describes — renews the lease, and throws Cancelled when cancellation was requested or
+   * LeaseLost when another runner took over.
+   */
+  checkpointIn(tx: OperationContext, progress: number, message: string, checkpoint?: unknown): Promise<void>;
+  /** The uploaded input (SIE file), when the operation has one. */
+  content(): Promise<Buffer | null>;
+}
+
+export type JobHandler = (job: Job) => Promise<Record<string, unknown>>;
+
+export interface KindDefinition {
+  handler: JobHandler;
+  /** The scopes the job acts with (it was authorised when it was queued). */
+  scopes: readonly string[];
+}
+
+export interface RunnerOptions {
+  kinds: Partial<Record<OperationKind, KindDefinition>>;
+  holder?: string;
+  idlePollMs?: number;
+  leaseMs?: number;
+  heartbeatMs?: number;
+}
+
+export interface Runner {
+  readonly holder: string;
+  /** Starts the loop: claim, run, sleep until notified or the idle poll. */
+  start(): void;
+  /** Claims and runs at most one operation; true when it ran one. For tests and the loop. */
+  runOnce(): Promise<boolean>;
+  stop(): Promise<void>;
+  done: Promise<void>;
+}
+
+const SELECT_COLUMNS = `id, company_id AS "companyId", kind, status, input, progress, progress_message AS "progressMessage", checkpoint, result,
+  error_code AS "errorCode", error_message AS "errorMessage", cancel_requested AS "cancelRequested", attempts,
+  lease_holder AS "leaseHolder", lease_expires_at AS "leaseExpiresAt", created_by_api_key_id AS "createdByApiKeyId",
+  created_at AS "createdAt", started_at AS "startedAt", finished_at AS "finishedAt"`;
+
+const OUTCOME_EVENTS = {
+  succeeded: 'operation.succeeded',
+  failed: 'operation.failed',
+  cancelled: 'operation.cancelled',
+} as const;
+
+export function createOperationRunner(services: Services, options: RunnerOptions): Runner {
+  const holder = options.holder ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const leaseMs = options.leaseMs ?? LEASE_MS;
+  const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
+  const db = services.database.prisma;
+  const kinds = Object.keys(options.kinds);
+
+  async function claim(): Promise<OperationRow | null> {
+    const [row] = await db.$queryRawUnsafe<OperationRow[]>(
+      `UPDATE operations o
+          SET status = 'running', lease_holder = $1, lease_expires_at = now() + ($2 || ' milliseconds')::interval,
+              attempts = o.attempts + 1, started_at = coalesce(o.started_at, now())
+        WHERE o.id = (SELECT id FROM operations
+                       WHERE kind = ANY($3::text[])
+                         AND (status = 'queued' OR (status = 'running' AND lease_expires_at < now()))
+                       ORDER BY created_at, id
+                       LIMIT 1
+                         FOR UPDATE SKIP LOCKED)
+        RETURNING ${SELECT_COLUMNS}`,
+      holder,
+      String(leaseMs),
+      kinds,
+    );
+    return row ?? null;
+  }
+
+  /** Renews the lease only while this runner still holds it; false means it was lost. */
+  async function renew(tx: OperationContext['db'], id: string): Promise<{ cancelRequested: boolean } | null> {
+    const [row] = await tx.$queryRawUnsafe<{ cancelRequested: boolean }[]>(
+      `UPDATE operations SET lease_expires_at = now() + ($3 || ' milliseconds')::interval
+        WHERE id = $1::uuid AND status = 'running' AND lease_holder = $2
+        RETURNING cancel_requested AS "cancelRequested"`,
+      id,
+      holder,
+      String(leaseMs),
+    );
+    return row ?? null;
+  }
+
+  /** Ends a claimed operation and emits its event in one transaction, if this runner still holds it. */
+  async function finish(
+    row: OperationRow,
+    outcome: { status: 'succeeded'; result: Record<string, unknown> } | { status: 'failed'; code: string; message: string } | { status: 'cancelled' },
+  ): Promise<void> {
+    const ctx = systemContext(services, row, []);
+    await withTransaction(ctx, async (tx) => {
+      const [updated] = await tx.db.$queryRawUnsafe<OperationRow[]>(
+        `UPDATE operations
+            SET status = $3, finished_at = now(), lease_holder = NULL, lease_expires_at = NULL,
+                progress = CASE WHEN $3 = 'succeeded' THEN 100 ELSE progress END,
+                progress_message = $4, result = $5::jsonb, error_code = $6, error_message = $7
+          WHERE id = $1::uuid AND status = 'running' AND lease_holder = $2
+          RETURNING ${SELECT_COLUMNS}`,
+        row.id,
+        holder,
+        outcome.status,
+        outcome.status === 'succeeded' ? 'Done' : outcome.status === 'cancelled' ? 'Cancelled' : 'Failed',
+        outcome.status === 'succeeded' ? JSON.stringify(outcome.result) : null,
+        outcome.status === 'failed' ? outcome.code : null,
+        outcome.status === 'failed' ? outcome.message.slice(0, 2000) : null,
+      );
+      if (!updated) return; // deleted while running, or another runner took it over: nothing to record
+      await emitEvent(tx, row.companyId, OUTCOME_EVENTS[outcome.status], toOperation(updated), null);
+    });
+  }
+
+  async function run(row: OperationRow): Promise<void> {
+    const kind = options.kinds[row.kind as OperationKind] as KindDefinition;
+    const heartbeat = setInterval(() => {
+      renew(db, row.id).catch((error: unknown) => services.logger.warn({ err: error, operation: row.id }, 'lease renewal failed'));
+    }, heartbeatMs);
+    heartbeat.unref();
+    const job: Job = {
+      operationId: row.id,
+      companyId: row.companyId,
+      input: (row.input ?? {}) as Record<string, unknown>,
+      checkpoint: row.checkpoint,
+      attempt: row.attempts,
+      ctx: systemContext(services, row, kind.scopes),
+      async checkpointIn(tx, progress, message, checkpoint) {
+        const [state] = await tx.db.$queryRawUnsafe<{ cancelRequested: boolean }[]>(
+          `UPDATE operations
+              SET progress = $3, progress_message = $4, lease_expires_at = now() + ($5 || ' milliseconds')::interval,
+                  checkpoint = CASE WHEN $6::boolean THEN $7::jsonb ELSE checkpoint END
+            WHERE id = $1::uuid AND status = 'running' AND lease_holder = $2
+            RETURNING cancel_requested AS "cancelRequested"`,
+          row.id,
+          holder,
+          Math.max(0, Math.min(100, Math.round(progress))),
+          message,
+          String(leaseMs),
+          checkpoint !== undefined,
+          JSON.stringify(checkpoint ?? null),
+        );
+        if (!state) throw new LeaseLost(row.id);
+        if (state.cancelRequested) throw new Cancelled();
+      },
+      async content() {
+        const input = await db.operationInput.findUnique({ where: { operationId: row.id } });
+        return input ? Buffer.from(input.content) : null;
+      },
+    };
+    try {
+      const result = await kind.handler(job);
+      await finish(row, { status: 'succeeded', result });
+    } catch (error) {
+      if (error instanceof LeaseLost) {
+        services.logger.warn({ operation: row.id }, 'operation lease lost; another runner continues it');
+      } else if (error instanceof Cancelled) {
+        await finish(row, { status: 'cancelled' });
+      } else if (error instanceof DomainError) {
+        await finish(row, { status: 'failed', code: error.code, message: error.message });
+      } else {
+        services.logger.error({ err: error, operation: row.id, kind: row.kind }, 'operation failed unexpectedly');
+        await finish(row, { status: 'failed', code: 'INTERNAL_ERROR', message: 'The operation failed unexpectedly; retry it, or contact support with its id.' });
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  async function runOnce(): Promise<boolean> {
+    const row = await claim();
+    if (!row) return false;
+    await run(row);
+    return true;
+  }
+
+  let stopping = false;
+  let wake: (() => void) | null = null;
+  let unlisten: (() => Promise<void>) | null = null;
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        wake = null;
+        resolve();
+      }, ms);
+      wake = () => {
+        clearTimeout(timer);
+        wake = null;
+        resolve();
+      };
+    });
+
+  const loop = async (): Promise<void> => {
+    let failures = 0;
+    while (!stopping) {
+      try {
+        unlisten ??= await listenForWork(services, () => wake?.());
+        const ran = await runOnce();
+        failures = 0;
+        if (!ran) await sleep(options.idlePollMs ?? IDLE_POLL_MS);
+      } catch (error) {
+        // The database may be restarting: log, back off, try again; never crash the process.
+        failures++;
+        services.logger.error({ err: error }, 'operation runner: claim failed; retrying');
+        await sleep(Math.min(30_000, 500 * 2 ** Math.min(failures, 6)));
+      }
+    }
+    await unlisten?.().catch(() => undefined);
+  };
+
+  let done: Promise<void> = Promise.resolve();
+  const runner: Runner = {
+    holder,
+    runOnce,
+    stop: async () => {
+      stopping = true;
+      wake?.();
+      await done;
+    },
+    start: () => {
+      done = loop();
+    },
+    get done() {
+      return done;
+    },
+  };
+  return runner;
+}
+
+/** LISTEN for new operations; PGlite's single connection listens in-process. */
+async function listenForWork(services: Services, onNotify: () => void): Promise<() => Promise<void>> {
+  const pglite = services.database.pglite;
+  if (pglite) return pglite.listen(OPERATIONS_CHANNEL, onNotify);
+  const url = services.config.DATABASE_URL;
+  if (!url) return async () => undefined;
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => undefined);
+  await client.connect();
+  client.on('notification', onNotify);
+  await client.query(`LISTEN ${OPERATIONS_CHANNEL}`);
+  return async () => {
+    await client.end();
+  };
+}
+
+/** The job's actor: the key that queued it, acting with the scopes its kind needs. */
+function systemContext(services: Services, row: OperationRow, scopes: readonly string[]): OperationContext {
+  const actor: Principal = {
+    apiKeyId: row.createdByApiKeyId ?? '00000000-0000-0000-0000-000000000000',
+    apiKeyName: `operation ${row.id}`,
+    userId: '00000000-0000-0000-0000-000000000000',
+    companyId: row.companyId,
+    scopes: [...scopes],
+    mode: 'test',
+    rateLimitPerMinute: 0,
+  };
+  return { services, actor, requestId: `op_${row.id}`, db: services.database.prisma, inTransaction: false, dryRun: false };
+}

@@ -1,0 +1,160 @@
+import { PrismaSql as Prisma } from '../db/client.ts';
+import type { BinaryBody } from '../kernel/binary-body.ts';
+import type { OperationContext } from '../kernel/context.ts';
+import { requireScope } from '../kernel/context.ts';
+import { API_VERSION } from '../kernel/version.ts';
+import { addDays, isoToday } from '../ledger/calendar.ts';
+import { accountBalances, closingOf, isBalanceSheetAccount } from '../reports/balances.ts';
+import type { ByteSink } from '../reports/byte-stream.ts';
+import { keysetPages } from '../reports/keyset.ts';
+import { fiscalYearNotFound } from '../reports/range.ts';
+import { companyHeading } from '../reports/company-heading.ts';
+import type { ReportPeriod } from '../reports/schemas.ts';
+import { streamFromSnapshot } from '../reports/snapshot.ts';
+import { encodeSie, SIE_CONTENT_TYPE, sieAccountType, sieAmount, sieDate, sieRecord, sieText } from './format.ts';
+
+/**
+ * SIE 4 export (type 4E: everything — chart, balances and verifications) of one fiscal year:
+ * identification records, #KONTO/#KTYP per account, #IB/#UB for balance-sheet accounts and #RES
+ * for result accounts (this year as 0 and, when it exists, the previous year as -1), then one
+ * #VER per committed entry with its #TRANS rows. Accounts and lines are read in keyset pages of
+ * REPORT_PAGE_SIZE and each page is encoded and handed to the reader before the next is read,
+ * all in one snapshot, so the balances and the verifications agree and memory stays flat.
+ */
+
+export const SIE_PROGRAM = 'Accounting Service';
+
+interface YearRow {
+  id: string;
+  start_date: string;
+  end_date: string;
+}
+
+interface VoucherLine {
+  series: string;
+  number: number;
+  date: string;
+  description: string;
+  registered: string;
+  line_no: number;
+  account: string;
+  debit: bigint;
+  credit: bigint;
+  line_description: string | null;
+}
+
+interface VoucherKey {
+  series: string;
+  number: number;
+  line: number;
+}
+
+/** Collects one page of records and encodes it to CP437 in one go. */
+class SieOutput {
+  private pending: string[] = [];
+  constructor(private readonly sink: ByteSink) {}
+
+  record(label: string, ...fields: string[]): void {
+    this.pending.push(sieRecord(label, ...fields));
+  }
+
+  raw(line: string): void {
+    this.pending.push(`${line}\r\n`);
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    this.sink.write(encodeSie(this.pending.join('')));
+    this.pending = [];
+    await this.sink.ready();
+  }
+}
+
+const yearSelect = Prisma.sql`SELECT id, start_date::text AS start_date, end_date::text AS end_date FROM fiscal_years`;
+
+export async function exportSie(ctx: OperationContext, companyId: string, fiscalYearId: string): Promise<BinaryBody> {
+  requireScope(ctx, 'companies:read');
+  let filename = '';
+  const stream = await streamFromSnapshot(ctx, async (tx) => {
+    const [year] = await tx.db.$queryRaw<YearRow[]>`${yearSelect} WHERE company_id = ${companyId}::uuid AND id = ${fiscalYearId}::uuid`;
+    if (!year) throw fiscalYearNotFound();
+    const [previous] = await tx.db.$queryRaw<YearRow[]>`
+      ${yearSelect} WHERE company_id = ${companyId}::uuid AND end_date = ${addDays(year.start_date, -1)}::date`;
+    const company = await companyHeading(tx, companyId);
+    filename = `sie4-${company.orgNumber.replace(/[^0-9A-Za-z-]/g, '')}-${year.start_date}.se`;
+    const years = [{ index: 0, year }, ...(previous ? [{ index: -1, year: previous }] : [])];
+    return async (sink) => {
+      const out = new SieOutput(sink);
+      out.record('FLAGGA', '0');
+      out.record('FORMAT', 'PC8');
+      out.record('SIETYP', '4');
+      out.record('PROGRAM', sieText(SIE_PROGRAM), sieText(API_VERSION));
+      out.record('GEN', sieDate(isoToday(ctx.services.now())));
+      out.record('FNAMN', sieText(company.name));
+      out.record('ORGNR', sieText(company.orgNumber));
+      for (const { index, year: each } of years) out.record('RAR', String(index), sieDate(each.start_date), sieDate(each.end_date));
+      out.record('VALUTA', 'SEK');
+
+      const accountPage = (after: string | null, limit: number) =>
+        tx.db.$queryRaw<{ number: string; name: string }[]>`
+          SELECT number, name FROM accounts
+           WHERE company_id = ${companyId}::uuid ${after === null ? Prisma.empty : Prisma.sql`AND number > ${after}`}
+           ORDER BY number LIMIT ${limit}`;
+      for await (const page of keysetPages(accountPage, (account) => account.number)) {
+        for (const account of page) {
+          out.record('KONTO', account.number, sieText(account.name));
+          out.record('KTYP', account.number, sieAccountType(account.number));
+        }
+        await out.flush();
+      }
+
+      // Balances are aggregated in SQL (reports/balances.ts), the same sums the reports print.
+      for (const { index, year: each } of years) {
+        const period: ReportPeriod = { from: each.start_date, to: each.end_date, fiscal_year: each };
+        for (const row of await accountBalances(tx, companyId, period)) {
+          if (isBalanceSheetAccount(row.account)) {
+            out.record('IB', String(index), row.account, sieAmount(row.opening));
+            out.record('UB', String(index), row.account, sieAmount(closingOf(row)));
+          } else {
+            out.record('RES', String(index), row.account, sieAmount(closingOf(row)));
+          }
+        }
+        await out.flush();
+      }
+
+      const linePage = (after: VoucherKey | null, limit: number) =>
+        tx.db.$queryRaw<VoucherLine[]>`
+          SELECT e.series, e.number, e.date::text AS date, e.description,
+                 to_char(e.committed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS registered,
+                 l.line_no, a.number AS account, l.debit, l.credit, l.description AS line_description
+            FROM journal_entries e
+            JOIN journal_lines l ON l.company_id = e.company_id AND l.entry_id = e.id
+            JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
+           WHERE e.company_id = ${companyId}::uuid AND e.fiscal_year_id = ${year.id}::uuid AND e.status = 'committed'
+             ${after === null ? Prisma.empty : Prisma.sql`AND (e.series, e.number) >= (${after.series}, ${after.number}::int)
+                  AND (e.series, e.number, l.line_no) > (${after.series}, ${after.number}::int, ${after.line}::int)`}
+           ORDER BY e.series, e.number, l.line_no
+           LIMIT ${limit}`;
+      // (series, number) is unique within a fiscal year, so (series, number, line) orders every line once.
+      let current: string | null = null;
+      for await (const page of keysetPages(linePage, (row) => ({ series: row.series, number: row.number, line: row.line_no }))) {
+        for (const row of page) {
+          const voucher = `${row.series} ${row.number}`;
+          if (voucher !== current) {
+            if (current !== null) out.raw('}');
+            current = voucher;
+            out.record('VER', row.series, String(row.number), sieDate(row.date), sieText(row.description), sieDate(row.registered));
+            out.raw('{');
+          }
+          const amount = sieAmount(row.debit - row.credit);
+          const text = row.line_description === null ? [] : ['""', sieText(row.line_description)];
+          out.raw(`   ${sieRecord('TRANS', row.account, '{}', amount, ...text).trimEnd()}`);
+        }
+        await out.flush();
+      }
+      if (current !== null) out.raw('}');
+      await out.flush();
+    };
+  });
+  return { contentType: SIE_CONTENT_TYPE, filename, stream };
+}

@@ -1,0 +1,367 @@
+/**
+ * A reader for SIE 4 files (the format domain/sie/format.ts describes): records with line
+ * numbers, then the document an importer needs — company, fiscal years, accounts, balances and
+ * verifications — with every problem reported as `{ line, message }` instead of a thrown error,
+ * so an import can list all of them at once. Unknown records are skipped, as the SIE
+ * specification asks of readers. Decode the bytes first (`decodeSie`).
+ */
+
+export type SieField = string | readonly string[];
+
+export interface SieRecord {
+  /** 1-based line number in the file. */
+  line: number;
+  /** Without `#`, upper case; `{` and `}` for the lines that open and close a verification. */
+  label: string;
+  /** Text fields unquoted; an object list `{…}` as its tokens. */
+  fields: SieField[];
+}
+
+export interface SieIssue {
+  line: number;
+  message: string;
+}
+
+export interface SieTransaction {
+  line: number;
+  account: string;
+  objects: readonly string[];
+  /** Öre; debit positive, credit negative. */
+  amount: number;
+  date: string | null;
+  text: string | null;
+}
+
+export interface SieVerification {
+  line: number;
+  series: string;
+  number: string;
+  /** ISO date, `YYYY-MM-DD`. */
+  date: string;
+  text: string;
+  registeredOn: string | null;
+  transactions: SieTransaction[];
+}
+
+export interface SieBalance {
+  line: number;
+  kind: 'IB' | 'UB' | 'RES';
+  /** 0 the exported year, -1 the one before, … (as in #RAR). */
+  yearIndex: number;
+  account: string;
+  /** Öre, debit positive. */
+  amount: number;
+}
+
+export interface SieDocument {
+  flag: number | null;
+  format: string | null;
+  sieType: number | null;
+  program: { name: string; version: string } | null;
+  generatedOn: string | null;
+  companyName: string | null;
+  orgNumber: string | null;
+  fiscalYears: { line: number; yearIndex: number; start: string; end: string }[];
+  accounts: { line: number; number: string; name: string; type: string | null }[];
+  balances: SieBalance[];
+  verifications: SieVerification[];
+}
+
+const WHITESPACE = /[ \t]/;
+
+/** Splits one line into a record; null for a blank line. */
+export function readSieLine(text: string, line: number, issues: SieIssue[]): SieRecord | null {
+  const trimmed = text.trim();
+  if (trimmed === '') return null;
+  if (trimmed === '{' || trimmed === '}') return { line, label: trimmed, fields: [] };
+  if (!trimmed.startsWith('#')) {
+    issues.push({ line, message: `Expected a record starting with "#", found "${trimmed.slice(0, 20)}".` });
+    return null;
+  }
+  let position = 1;
+  const next = (): string => trimmed[position] ?? '';
+  const skipSpace = (): void => {
+    while (position < trimmed.length && WHITESPACE.test(next())) position += 1;
+  };
+  const readToken = (stopAt: RegExp): string => {
+    const start = position;
+    while (position < trimmed.length && !stopAt.test(next())) position += 1;
+    return trimmed.slice(start, position);
+  };
+  const readQuoted = (): string | null => {
+    position += 1; // the opening quote
+    let value = '';
+    while (position < trimmed.length) {
+      const char = next();
+      if (char === '\\' && (trimmed[position + 1] === '"' || trimmed[position + 1] === '\\')) {
+        value += trimmed[position + 1];
+        position += 2;
+      } else if (char === '"') {
+        position += 1;
+        return value;
+      } else {
+        value += char;
+        position += 1;
+      }
+    }
+    issues.push({ line, message: 'A quoted text is not closed before the end of the line.' });
+    return null;
+  };
+
+  const label = readToken(WHITESPACE).toUpperCase();
+  if (!/^[A-Z0-9]+$/.test(label)) {
+    issues.push({ line, message: `"#${label}" is not a record label.` });
+    return null;
+  }
+  const fields: SieField[] = [];
+  for (skipSpace(); position < trimmed.length; skipSpace()) {
+    if (next() === '"') {
+      const value = readQuoted();
+      if (value === null) return null;
+      fields.push(value);
+    } else if (next() === '{') {
+      position += 1;
+      const objects: string[] = [];
+      for (skipSpace(); position < trimmed.length && next() !== '}'; skipSpace()) {
+        const value = next() === '"' ? readQuoted() : readToken(/[ \t}]/);
+        if (value === null) return null;
+        objects.push(value);
+      }
+      if (next() !== '}') {
+        issues.push({ line, message: 'An object list "{" is not closed with "}" on the same line.' });
+        return null;
+      }
+      position += 1;
+      fields.push(objects);
+    } else {
+      fields.push(readToken(WHITESPACE));
+    }
+  }
+  return { line, label, fields };
+}
+
+/** Every record of the file, in order, with its line number. Lexical problems go to `issues`. */
+export function* readSieRecords(text: string, issues: SieIssue[]): Generator<SieRecord> {
+  const lines = text.split(/\r?\n/);
+  for (let index = 0; index < lines.length; index += 1) {
+    const record = readSieLine(lines[index] as string, index + 1, issues);
+    if (record) yield record;
+  }
+}
+
+/** `-1234.5` → -123450 öre, exactly (no floats); null when it is not an SIE amount. */
+export function parseSieAmount(text: string): number | null {
+  const match = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(text);
+  if (!match) return null;
+  const ore = BigInt(match[2] as string) * 100n + BigInt((match[3] ?? '').padEnd(2, '0'));
+  const signed = match[1] === '-' ? -ore : ore;
+  if (signed > BigInt(Number.MAX_SAFE_INTEGER) || signed < -BigInt(Number.MAX_SAFE_INTEGER)) return null;
+  return Number(signed);
+}
+
+/** `20260115` → `2026-01-15`; null unless it is a real calendar date. */
+export function parseSieDate(text: string): string | null {
+  const match = /^(\d{4})(\d{2})(\d{2})$/.exec(text);
+  if (!match) return null;
+  const iso = `${match[1]}-${match[2]}-${match[3]}`;
+  const date = new Date(`${iso}T00:00:00Z`);
+  return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== iso ? null : iso;
+}
+
+const text = (field: SieField | undefined): string | null => (typeof field === 'string' ? field : null);
+
+/** Reads a whole SIE 4 file into the parts an import uses; every problem is an issue with its line. */
+export function parseSie(source: string): { document: SieDocument; issues: SieIssue[] } {
+  const issues: SieIssue[] = [];
+  const document: SieDocument = {
+    flag: null,
+    format: null,
+    sieType: null,
+    program: null,
+    generatedOn: null,
+    companyName: null,
+    orgNumber: null,
+    fiscalYears: [],
+    accounts: [],
+    balances: [],
+    verifications: [],
+  };
+  const problem = (line: number, message: string): void => {
+    issues.push({ line, message });
+  };
+  const integer = (record: SieRecord, index: number, name: string): number | null => {
+    const value = text(record.fields[index]);
+    if (value === null || !/^-?\d+$/.test(value)) {
+      problem(record.line, `#${record.label}: ${name} must be an integer, found ${JSON.stringify(record.fields[index] ?? null)}.`);
+      return null;
+    }
+    return Number(value);
+  };
+  const date = (record: SieRecord, index: number, name: string, optional = false): string | null => {
+    const value = text(record.fields[index]);
+    if (optional && (value === null || value === '')) return null;
+    const parsed = value === null ? null : parseSieDate(value);
+    if (parsed === null) problem(record.line, `#${record.label}: ${name} must be a date YYYYMMDD, found ${JSON.stringify(value)}.`);
+    return parsed;
+  };
+  const amount = (record: SieRecord, index: number): number | null => {
+    const value = text(record.fields[index]);
+    const parsed = value === null ? null : parseSieAmount(value);
+    if (parsed === null) problem(record.line, `#${record.label}: the amount must look like -1234.50, found ${JSON.stringify(value)}.`);
+    return parsed;
+  };
+  const required = (record: SieRecord, index: number, name: string): string | null => {
+    const value = text(record.fields[index]);
+    if (value === null || value === '') problem(record.line, `#${record.label}: ${name} is missing.`);
+    return value === '' ? null : value;
+  };
+
+  // Mutated by readTopLevel below, so an object: TypeScript's narrowing does not follow closures.
+  const state: { open: SieVerification | null; expectBlock: SieVerification | null } = { open: null, expectBlock: null };
+  // A #VER whose own fields are wrong still opens its block (so its rows are not reported twice) but is left out.
+  const broken = new WeakSet<SieVerification>();
+  const closeVerification = (verification: SieVerification): void => {
+    if (broken.has(verification)) return;
+    const total = verification.transactions.reduce((sum, transaction) => sum + BigInt(transaction.amount), 0n);
+    if (total !== 0n) {
+      problem(verification.line, `#VER ${verification.series} ${verification.number} does not balance: its #TRANS amounts add up to ${Number(total) / 100}.`);
+    }
+    document.verifications.push(verification);
+  };
+
+  for (const record of readSieRecords(source, issues)) {
+    if (state.expectBlock && record.label !== '{') {
+      problem(state.expectBlock.line, `#VER ${state.expectBlock.series} ${state.expectBlock.number} must be followed by a line with "{".`);
+      state.expectBlock = null;
+    }
+    switch (record.label) {
+      case '{':
+        if (state.expectBlock) {
+          state.open = state.expectBlock;
+          state.expectBlock = null;
+        } else problem(record.line, '"{" is only allowed after #VER.');
+        break;
+      case '}':
+        if (state.open) {
+          closeVerification(state.open);
+          state.open = null;
+        } else problem(record.line, '"}" closes no verification.');
+        break;
+      case 'TRANS': {
+        if (!state.open) {
+          problem(record.line, '#TRANS is only allowed inside a #VER block.');
+          break;
+        }
+        const account = required(record, 0, 'the account');
+        const objects = record.fields[1];
+        if (!Array.isArray(objects)) problem(record.line, '#TRANS: the object list "{}" is missing.');
+        const value = amount(record, 2);
+        if (account !== null && Array.isArray(objects) && value !== null) {
+          state.open.transactions.push({
+            line: record.line,
+            account,
+            objects,
+            amount: value,
+            date: date(record, 3, 'the transaction date', true),
+            text: text(record.fields[4]) || null,
+          });
+        }
+        break;
+      }
+      case 'RTRANS':
+      case 'BTRANS':
+        // Added and removed rows of a changed verification; the #TRANS rows are what counts.
+        if (!state.open) problem(record.line, `#${record.label} is only allowed inside a #VER block.`);
+        break;
+      default:
+        if (state.open) {
+          problem(record.line, `#${record.label} inside a #VER block; only #TRANS rows belong there.`);
+          break;
+        }
+        readTopLevel(record);
+    }
+  }
+  if (state.expectBlock) problem(state.expectBlock.line, `#VER ${state.expectBlock.series} ${state.expectBlock.number} must be followed by a line with "{".`);
+  if (state.open) problem(state.open.line, `#VER ${state.open.series} ${state.open.number} is not closed with "}".`);
+  issues.sort((a, b) => a.line - b.line);
+  return { document, issues };
+
+  function readTopLevel(record: SieRecord): void {
+    switch (record.label) {
+      case 'FLAGGA':
+        document.flag = integer(record, 0, 'the flag');
+        break;
+      case 'FORMAT':
+        document.format = text(record.fields[0]);
+        break;
+      case 'SIETYP':
+        document.sieType = integer(record, 0, 'the SIE type');
+        break;
+      case 'PROGRAM':
+        document.program = { name: text(record.fields[0]) ?? '', version: text(record.fields[1]) ?? '' };
+        break;
+      case 'GEN':
+        document.generatedOn = date(record, 0, 'the generation date');
+        break;
+      case 'FNAMN':
+        document.companyName = required(record, 0, 'the company name');
+        break;
+      case 'ORGNR':
+        document.orgNumber = required(record, 0, 'the organisation number');
+        break;
+      case 'RAR': {
+        const yearIndex = integer(record, 0, 'the year index');
+        const start = date(record, 1, 'the start date');
+        const end = date(record, 2, 'the end date');
+        if (yearIndex !== null && start !== null && end !== null) document.fiscalYears.push({ line: record.line, yearIndex, start, end });
+        break;
+      }
+      case 'KONTO': {
+        const number = required(record, 0, 'the account number');
+        const name = text(record.fields[1]);
+        if (name === null) problem(record.line, '#KONTO: the account name is missing.');
+        if (number !== null && name !== null) document.accounts.push({ line: record.line, number, name, type: null });
+        break;
+      }
+      case 'KTYP': {
+        const number = required(record, 0, 'the account number');
+        const type = required(record, 1, 'the account type');
+        const account = document.accounts.find((candidate) => candidate.number === number);
+        if (type !== null && !['T', 'S', 'I', 'K'].includes(type)) problem(record.line, `#KTYP: the type must be T, S, I or K, found "${type}".`);
+        else if (!account) problem(record.line, `#KTYP: account ${number} has no #KONTO before it.`);
+        else account.type = type;
+        break;
+      }
+      case 'IB':
+      case 'UB':
+      case 'RES': {
+        const yearIndex = integer(record, 0, 'the year index');
+        const account = required(record, 1, 'the account');
+        const value = amount(record, 2);
+        if (yearIndex !== null && account !== null && value !== null) {
+          document.balances.push({ line: record.line, kind: record.label, yearIndex, account, amount: value });
+        }
+        break;
+      }
+      case 'VER': {
+        const series = text(record.fields[0]) ?? '';
+        const number = text(record.fields[1]) ?? '';
+        const verificationDate = date(record, 2, 'the verification date');
+        state.expectBlock = {
+          line: record.line,
+          series,
+          number,
+          date: verificationDate ?? '',
+          text: text(record.fields[3]) ?? '',
+          registeredOn: date(record, 4, 'the registration date', true),
+          transactions: [],
+        };
+        if (verificationDate === null || series === '' || number === '') broken.add(state.expectBlock);
+        if (series === '' || number === '') problem(record.line, '#VER: the series and the number are required.');
+        break;
+      }
+      default:
+      // Other records (#ADRESS, #DIM, #PSALDO, …) are valid SIE this reader does not use.
+    }
+  }
+}
