@@ -132,6 +132,9 @@ function renderOperation(op: DescribedOperation): string {
         ['Dry run', op.dryRun ? 'supported: `?dry_run=true`' : 'not supported'],
         ['Idempotency-Key', op.idempotencyKey === 'none' ? 'not taken' : op.idempotencyKey],
         ['Success', `${op.status}${responseMediaTypes(op).length > 0 ? ` (${responseMediaTypes(op).join(', ')})` : ', no body'}`],
+        ...(op.secretOutput?.length
+          ? [['Shown-once secret', `${op.secretOutput.map((f) => `\`${f}\``).join(', ')}, only in this answer. Over MCP the answer enters the model's context; the tool's \`reveal_secret: false\` leaves it out`]]
+          : []),
       ],
     ),
   ];

@@ -3,54 +3,129 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  InitializeRequestSchema,
+  LATEST_PROTOCOL_VERSION,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type CallToolResult,
+  type InitializeResult,
   type ListToolsResult,
+  type ServerCapabilities,
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal, Services } from '../domain/kernel/context.ts';
+import { DomainError } from '../domain/kernel/errors.ts';
+import { chargeRequest } from '../registry/rate-limit.ts';
 import { API_VERSION } from '../domain/kernel/version.ts';
-import { callTool, type Caller } from './call-tool.ts';
-import { unknownTool } from './map-error.ts';
-import type { ToolEntry } from './tools.ts';
+import type { Caller } from './call-tool.ts';
+import type { McpContent } from './content.ts';
+import { protocolError } from './map-error.ts';
 
 export type HandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export const SERVER_INFO = { name: 'accounting-platform', title: 'Accounting platform API', version: API_VERSION };
 
-// Sent once per session in the initialize result: the two habits that save an agent most calls.
-const INSTRUCTIONS =
-  'Bookkeeping API for the companies your API key can reach. List your companies first to get company ids; never guess ids. ' +
-  'A failed call returns JSON with code, message and recovery_hint: follow the hint (required_scope names a missing scope).';
+/** What a tool call may ask of its connection. */
+export interface CallContext {
+  /** The caller (key, services, request id), established by the transport. */
+  caller(): Promise<Caller>;
+  /** Counts a call that runs no operation (search, describe, enable a toolset) against the key's window. */
+  charge(): Promise<void>;
+  /** Tells the client the tool list changed (stdio's dynamic toolsets). */
+  listChanged(): Promise<void>;
+}
+
+/** The tools one connection sees: every operation, the discovery trio, or dynamic toolsets. */
+export interface ToolSurface {
+  list(): ListToolsResult;
+  call(name: string, args: Record<string, unknown>, context: CallContext): Promise<CallToolResult>;
+  /** Whether the list can change during a session (announced as tools.listChanged). */
+  readonly listChanges: boolean;
+}
 
 // The Server builds a fresh Ajv (with formats) per construction unless given one: ~150 µs of a
 // ~200 µs construction. We never ask clients for schema-validated input, so one shared instance does.
 const VALIDATOR = new AjvJsonSchemaValidator();
 
 export interface ServerOptions {
-  /** Tools this connection may call (its toolsets and read-only mode). */
-  tools: ReadonlyMap<string, ToolEntry>;
-  /** The precomputed tools/list answer for this connection's key. */
-  list: ListToolsResult;
-  /** The caller of one tools/call: from the transport's authInfo (HTTP), or the configured key (stdio). */
+  tools: ToolSurface;
+  /** Sent once in the initialize result: how to work with this server, and the shared argument glossary. */
+  instructions: string;
+  /** Prompts (the skills) and resources (event catalogue, OpenAPI); none when absent. */
+  content?: McpContent | undefined;
+  /** The caller of one request: from the transport's authInfo (HTTP), or the configured key (stdio). */
   caller(extra: HandlerExtra): Promise<Caller>;
+  /** Counts one request that runs no operation against the caller's key (see chargeCaller). */
+  charge(extra: HandlerExtra): Promise<void>;
 }
 
 /**
- * A low-level `Server` with two handlers over precomputed data. McpServer would convert every
- * tool's zod schemas on each construction; here a construction is a few closures, cheap enough
- * to make one per stateless HTTP request (DESIGN.md §12).
+ * A low-level `Server` over precomputed data. McpServer would convert every tool's zod schemas on
+ * each construction; here a construction is a few closures, cheap enough to make one per stateless
+ * HTTP request (DESIGN.md §12). Every request that runs no operation — initialize, the lists,
+ * prompts and resources — is counted against the key's rate-limit window, as each costs a key lookup.
  */
 export function buildServer(options: ServerOptions): Server {
-  const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
-    instructions: INSTRUCTIONS,
-    jsonSchemaValidator: VALIDATOR,
-  });
-  server.setRequestHandler(ListToolsRequestSchema, () => options.list);
+  const { content } = options;
+  const capabilities: ServerCapabilities = {
+    tools: { listChanged: options.tools.listChanges },
+    ...(content && { prompts: { listChanged: false }, resources: { listChanged: false } }),
+  };
+  const server = new Server(SERVER_INFO, { capabilities, instructions: options.instructions, jsonSchemaValidator: VALIDATOR });
+
+  /** Counts the request first; a spent window is a JSON-RPC error carrying the catalogue body (see chargeCaller). */
+  const counted = async <R>(extra: HandlerExtra, answer: () => R | Promise<R>): Promise<R> => {
+    await options.charge(extra);
+    return answer();
+  };
+
+  // Replaces the SDK's own initialize handler only to count it; the answer is the SDK's, field for field.
+  server.setRequestHandler(InitializeRequestSchema, (request, extra) =>
+    counted(extra, (): InitializeResult => ({
+      protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(request.params.protocolVersion) ? request.params.protocolVersion : LATEST_PROTOCOL_VERSION,
+      capabilities,
+      serverInfo: SERVER_INFO,
+      instructions: options.instructions,
+    })),
+  );
+  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => counted(extra, () => options.tools.list()));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const entry = options.tools.get(request.params.name);
-    if (!entry) throw unknownTool(request.params.name);
-    return callTool(entry, request.params.arguments ?? {}, await options.caller(extra));
+    let caller: Promise<Caller> | undefined;
+    const context: CallContext = {
+      caller: () => (caller ??= options.caller(extra)),
+      charge: () => options.charge(extra),
+      listChanged: () => server.sendToolListChanged(),
+    };
+    return options.tools.call(request.params.name, request.params.arguments ?? {}, context);
   });
+
+  if (content) {
+    server.setRequestHandler(ListPromptsRequestSchema, (_request, extra) => counted(extra, () => content.listPrompts()));
+    server.setRequestHandler(GetPromptRequestSchema, (request, extra) => counted(extra, () => content.getPrompt(request.params.name, request.params.arguments ?? {})));
+    server.setRequestHandler(ListResourcesRequestSchema, (_request, extra) => counted(extra, () => content.listResources()));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, (_request, extra) => counted(extra, () => content.listResourceTemplates()));
+    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => counted(extra, () => content.readResource(request.params.uri)));
+  }
   return server;
+}
+
+/**
+ * Counts one request of an authenticated caller (anonymous ones have no window). A spent window is
+ * not a tool result (there is no tool): a JSON-RPC error whose data is the catalogue body.
+ */
+export async function chargeCaller(services: Services, principal: Principal | null, requestId: string): Promise<void> {
+  if (!principal) return;
+  try {
+    await chargeRequest(services, principal);
+  } catch (error) {
+    if (error instanceof DomainError) throw protocolError(ErrorCode.InvalidRequest, error, requestId);
+    throw error;
+  }
 }

@@ -1,9 +1,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal, Services } from '../domain/kernel/context.ts';
+import { DomainError, type ErrorDetail } from '../domain/kernel/errors.ts';
 import { API_VERSION } from '../domain/kernel/version.ts';
-import { invoke, type Invocation, type InvocationResult } from '../registry/invoke.ts';
+import { DRY_RUN_PARAM, invoke, type Invocation, type InvocationResult } from '../registry/invoke.ts';
 import { mapCallError } from './map-error.ts';
-import { DRY_RUN_ARG, IDEMPOTENCY_ARG, type ToolEntry } from './tools.ts';
+import { IDEMPOTENCY_ARG, NEXT_CURSOR_FIELD, REVEAL_SECRET_ARG, type ToolEntry } from './tools.ts';
 
 /** Who is calling, as the transport established it. */
 export interface Caller {
@@ -21,40 +22,43 @@ const asText = (value: unknown): unknown =>
   typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' ? String(value) : value;
 
 /**
- * Splits the merged arguments back into the REST request they stand for. Names declared by the
- * path or query schemas go there; everything else is the body (so an unknown field meets the same
- * strict check as over REST); without a body of fields, leftovers are query parameters, which the
- * pipeline refuses by name as unknown.
+ * Splits validated arguments back into the REST request they stand for, through the tool's
+ * argument map (`company_id` → path `companyId`, `limit` → query, the rest → body fields).
  */
 export function toRequest(entry: ToolEntry, args: Arguments): Pick<Invocation, 'raw' | 'idempotencyKey'> {
   const params: Record<string, string> = {};
   const query: Record<string, unknown> = {};
   const body: Record<string, unknown> = {};
+  let wrapped: unknown;
   let idempotencyKey: string | undefined;
   for (const [name, value] of Object.entries(args)) {
-    if (name === IDEMPOTENCY_ARG) {
-      // Anything but a string fails invoke()'s format check, as a malformed header would.
-      idempotencyKey = typeof value === 'string' ? value : '';
-    } else if (name === DRY_RUN_ARG) {
-      // Parsed (strictly, with REST's query flag) by the pipeline.
-      query[name] = value;
-    } else if (entry.paramKeys.has(name)) {
-      params[name] = String(asText(value));
-    } else if (entry.body === 'fields' && !entry.queryKeys.has(name)) {
-      body[name] = value;
-    } else if (!(entry.body === 'wrapped' && name === 'body')) {
-      query[name] = asText(value);
-    }
+    const target = entry.args.get(name);
+    if (!target) continue; // validate() refused unknown names before this runs
+    if (target.part === 'idempotency') idempotencyKey = typeof value === 'string' ? value : '';
+    // The pipeline parses the flag (strictly, as REST's query flag); the schema already made it a boolean.
+    else if (target.part === 'dry_run') query[DRY_RUN_PARAM] = value;
+    else if (target.part === 'params') params[target.key] = String(asText(value));
+    else if (target.part === 'query') query[target.key] = asText(value);
+    else if (target.part === 'body') body[target.key] = value;
+    else if (target.part === 'wrapped-body') wrapped = value;
   }
   const raw: Invocation['raw'] = { params, query };
-  if (entry.body === 'fields') raw.body = body;
-  if (entry.body === 'wrapped') raw.body = args.body;
+  if (entry.op.input.body) raw.body = [...entry.args.values()].some((t) => t.part === 'wrapped-body') ? wrapped : body;
   return { raw, idempotencyKey };
 }
 
-/** Runs one tool call through the shared pipeline: the same scopes, tenancy, limits, idempotency and audit as REST. */
+/**
+ * Runs one tool call: the arguments checked against the tool's input schema first, then the shared
+ * pipeline — the same scopes, tenancy, limits, idempotency and audit as REST.
+ */
 export async function callTool(entry: ToolEntry, args: Arguments, caller: Caller): Promise<CallToolResult> {
   try {
+    try {
+      entry.validate(args);
+    } catch (error) {
+      if (error instanceof DomainError) caller.onDenial?.('validation', error);
+      throw error;
+    }
     const result = await invoke({
       services: caller.services,
       op: entry.op,
@@ -63,36 +67,116 @@ export async function callTool(entry: ToolEntry, args: Arguments, caller: Caller
       ...toRequest(entry, args),
       ...(caller.onDenial && { onDenial: caller.onDenial }),
     });
-    return success(entry, result, caller.requestId);
+    return success(entry, args, result, caller.requestId);
   } catch (error) {
-    return mapCallError(error, caller.requestId, caller.services.logger);
+    return mapCallError(inToolTerms(error, entry), caller.requestId, caller.services.logger, entry.speak);
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Errors in the tool's own words: `query.limit` is the argument `limit`, the Idempotency-Key
+// header is the idempotency_key argument, an operation id is the tool's name.
+// ---------------------------------------------------------------------------------------------
+
+const SURFACE_PATHS: Record<string, string> = { 'header.Idempotency-Key': IDEMPOTENCY_ARG, 'query.dry_run': 'dry_run' };
+
+function argumentPath(entry: ToolEntry, path: string): string {
+  for (const [rest, arg] of Object.entries(SURFACE_PATHS)) if (path === rest) return arg;
+  const [part, key, ...tail] = path.split('.');
+  // A wrapped (non-object) body keeps its `body.…` paths: `body` is the argument's name.
+  if (!part || key === undefined) return path;
+  const arg = entry.argumentFor(part, key);
+  return arg ? [arg, ...tail].join('.') : path;
+}
+
+/** A pipeline error restated for this tool; anything else passes through unchanged. */
+export function inToolTerms(error: unknown, entry: ToolEntry): unknown {
+  if (!(error instanceof DomainError)) return error;
+  let message = error.hasCustomMessage ? error.message : undefined;
+  let details: ErrorDetail[] | undefined;
+  if (error.details) {
+    details = error.details.map((detail) => {
+      const path = argumentPath(entry, detail.path);
+      if (message && path !== detail.path) message = message.split(`${detail.path}:`).join(`${path}:`);
+      return { path, message: detail.message };
+    });
+  }
+  if (message) message = message.replace(/\bIdempotency-Key\b/g, IDEMPOTENCY_ARG);
+  return new DomainError(error.code, {
+    ...(message !== undefined && { message }),
+    ...(details && { details }),
+    ...(error.requiredScope && { requiredScope: error.requiredScope }),
+    ...(error.validAlternatives && { validAlternatives: error.validAlternatives }),
+    membershipDenial: error.membershipDenial,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Results an agent can act on.
+// ---------------------------------------------------------------------------------------------
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** Arguments for the tool that follows up a 202: from this call's arguments, the answer, or the answer's id. */
+function pollArguments(poll: ToolEntry, args: Arguments, data: unknown): Record<string, unknown> | null {
+  const out: Record<string, unknown> = {};
+  const answer = isRecord(data) ? data : {};
+  for (const [name, target] of poll.args) {
+    if (target.part !== 'params') continue;
+    const value = args[name] ?? answer[name] ?? (target.key === 'id' ? answer.id : undefined);
+    if (value === undefined || value === null) return null;
+    out[name] = value;
+  }
+  return out;
+}
+
 /**
- * structuredContent is exactly REST's `data`, so one output schema serves both surfaces. REST's
- * `meta` (request id, pagination, audit, dry run) goes in `_meta` for programs; the parts a model
- * must act on — the next cursor, a dry run, a replay — are also spelled out as text, because hosts
- * show models the content, not `_meta`.
+ * structuredContent is REST's `data` — on cursor lists plus `next_cursor` — and the text block is
+ * the same JSON. REST's `meta` (request id, pagination, audit, dry run) goes in `_meta` for
+ * programs; what a model must act on (the next page, a queued job, a dry run, a replay, a withheld
+ * secret) is also said in words, because hosts show models the content, not `_meta`.
  */
-function success(entry: ToolEntry, result: InvocationResult, requestId: string): CallToolResult {
+function success(entry: ToolEntry, args: Arguments, result: InvocationResult, requestId: string): CallToolResult {
   const meta = {
     request_id: requestId,
     api_version: API_VERSION,
     ...result.meta,
     ...(result.replayed && { idempotent_replayed: true }),
   };
-  const data = result.data;
+  const notes: string[] = [];
+  let data = result.data;
+  const withheld = args[REVEAL_SECRET_ARG] === false ? (entry.op.secretOutput ?? []) : [];
+  if (withheld.length > 0 && isRecord(data)) {
+    data = Object.fromEntries(Object.entries(data).filter(([field]) => !withheld.includes(field)));
+    notes.push(
+      `${withheld.join(', ')} left out (${REVEAL_SECRET_ARG}: false). The API key's owner can still read it once: ` +
+        `repeat this exact call with the same ${IDEMPOTENCY_ARG} within 24 hours (over REST: the Idempotency-Key header), which replays the stored answer.`,
+    );
+  }
+  const page = result.meta.pagination;
+  if (entry.paginated && isRecord(data)) data = { ...data, [NEXT_CURSOR_FIELD]: page?.has_more ? page.next_cursor : null };
+  if (page) {
+    notes.push(
+      page.has_more && page.next_cursor
+        ? `More results: call ${entry.name} again with the same arguments and cursor="${page.next_cursor}".`
+        : 'This is the last page.',
+    );
+  }
+  if (result.status === 202) {
+    const poll = entry.poll ? pollArguments(entry.poll, args, data) : null;
+    notes.push(
+      entry.poll && poll
+        ? `Accepted (202): queued, not done yet. Follow it up with ${entry.poll.name} ${JSON.stringify(poll)}.`
+        : 'Accepted (202): queued, not done yet.',
+    );
+  }
+  if (result.meta.dry_run) notes.push('dry_run: every check passed; nothing was changed.');
+  if (result.replayed) notes.push(`${IDEMPOTENCY_ARG} was used before: this is that call's stored result; nothing ran again.`);
+
+  const structured = entry.structured && isRecord(data);
   const content: CallToolResult['content'] = [
     { type: 'text', text: data === null ? 'Done. This operation returns no data.' : JSON.stringify(data) },
+    ...notes.map((text) => ({ type: 'text' as const, text })),
   ];
-  const page = result.meta.pagination;
-  if (page) {
-    const next = page.has_more && page.next_cursor ? ` More results: call again with cursor="${page.next_cursor}".` : ' This is the last page.';
-    content.push({ type: 'text', text: `pagination: ${JSON.stringify(page)}.${next}` });
-  }
-  if (result.meta.dry_run) content.push({ type: 'text', text: 'dry_run: every check passed; nothing was changed.' });
-  if (result.replayed) content.push({ type: 'text', text: `${IDEMPOTENCY_ARG} was used before: this is that call's stored result; nothing ran again.` });
-  const structured = entry.structured && data !== null && typeof data === 'object' && !Array.isArray(data);
   return { content, ...(structured && { structuredContent: data as Record<string, unknown> }), _meta: meta };
 }

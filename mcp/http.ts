@@ -5,7 +5,9 @@ import type { Principal } from '../domain/kernel/context.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
 import { registry } from '../registry/index.ts';
 import type { RouteModule } from '../registry/http/app-env.ts';
-import { buildServer, type HandlerExtra } from './build-server.ts';
+import { buildServer, chargeCaller, type HandlerExtra } from './build-server.ts';
+import { connection, HTTP_MODES, resolveMode, type Mode } from './connection.ts';
+import type { McpContentSources } from './content.ts';
 import { logMcpDenial, type DenialFacts, type McpDenialReason } from './denial-log.ts';
 import { SECURITY_HEADERS } from '../registry/http/security-headers.ts';
 import { errorResponse } from '../registry/http/error-response.ts';
@@ -36,7 +38,12 @@ const principalOf = (extra: HandlerExtra): Principal | null =>
  * (403) → method (405: no GET stream, no DELETE session when stateless) → bearer key (401, as
  * REST) → toolset selection (400) → one cheap Server + transport for this request.
  */
-export const mountMcp: RouteModule = (app, services) => {
+export interface McpRouteOptions {
+  /** Prompts and resources (skills, event catalogue, OpenAPI), assembled by the entry point. */
+  content?: McpContentSources;
+}
+
+export const mcpRoutes = (options: McpRouteOptions = {}): RouteModule => (app, services) => {
   const index = new ToolIndex(registry.operations); // compiles both variants now: a bad name fails start-up
   configuredToolsets(services.config); // likewise a bad MCP_TOOLSETS
   const policy = hostPolicy(services.config);
@@ -75,17 +82,20 @@ export const mountMcp: RouteModule = (app, services) => {
     c.set('principal', principal);
 
     let selection: Selection;
+    let mode: Mode;
     try {
       selection = resolveSelection(services.config, { toolsets: c.req.query('toolsets'), readOnly: c.req.query('read_only'), variant: c.req.query('variant') });
+      mode = resolveMode(c.req.query('mode'), HTTP_MODES);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       deny('validation', error, principal.apiKeyId);
       return errorResponse(c, error);
     }
 
+    const served = connection(index, { mode, selection, scopes: principal.scopes, content: options.content });
     const server = buildServer({
-      tools: index.tools(selection),
-      list: index.list(selection, principal.scopes),
+      ...served,
+      charge: () => chargeCaller(services, principal, c.get('requestId')),
       caller: async (extra) => ({
         services,
         principal: principalOf(extra),
@@ -113,3 +123,5 @@ export const mountMcp: RouteModule = (app, services) => {
   });
 };
 
+/** `/mcp` with no prompts or resources (tests of the tool surface); the server's own assembly is in cli/build-app.ts. */
+export const mountMcp: RouteModule = mcpRoutes();

@@ -4,8 +4,11 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { authenticateKey } from '../domain/apikeys/keys.ts';
 import type { Services } from '../domain/kernel/context.ts';
 import { registry } from '../registry/index.ts';
+import type { Group } from '../registry/define-operation.ts';
 import { newRequestId } from '../registry/request-id.ts';
-import { buildServer } from './build-server.ts';
+import { buildServer, chargeCaller } from './build-server.ts';
+import { connection, type Mode } from './connection.ts';
+import type { McpContentSources } from './content.ts';
 import { logMcpDenial } from './denial-log.ts';
 import { ToolIndex } from './tools.ts';
 import type { Selection } from './toolsets.ts';
@@ -19,6 +22,12 @@ export interface StdioOptions {
   /** The bearer key the local user configured (API_KEY); every call acts as this key. */
   apiKey: string;
   selection: Selection;
+  /** `tools` (default), `discover` or `dynamic` (toolsets loaded on request). */
+  mode?: Mode;
+  /** Dynamic mode: the toolsets a session starts with (default DEFAULT_DYNAMIC_TOOLSETS). */
+  initialToolsets?: readonly Group[];
+  /** Prompts and resources, assembled by the entry point. */
+  content?: McpContentSources;
   /** Defaults to the process's stdin/stdout; tests may pass streams. */
   stdin?: Readable;
   stdout?: Writable;
@@ -35,9 +44,16 @@ export async function serveStdio(options: StdioOptions): Promise<Server> {
   if (!principal) throw new StdioAuthError('API_KEY is missing, invalid or revoked: set it to an active key (sk_test_… or sk_live_…).');
 
   const index = new ToolIndex(registry.operations);
+  const served = connection(index, {
+    mode: options.mode ?? 'tools',
+    selection,
+    scopes: principal.scopes,
+    content: options.content,
+    ...(options.initialToolsets && { initialToolsets: options.initialToolsets }),
+  });
   const server = buildServer({
-    tools: index.tools(selection),
-    list: index.list(selection, principal.scopes),
+    ...served,
+    charge: async () => chargeCaller(services, (await authenticate()) ?? principal, newRequestId()),
     caller: async () => {
       const requestId = newRequestId();
       const current = await authenticate();

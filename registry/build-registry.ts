@@ -92,7 +92,14 @@ export function buildRegistry(operations: readonly Operation[]): Registry {
     if (op.input.body && op.examples.body === undefined) problems.push(`${op.id}: a JSON body needs an example`);
     if (op.output && op.examples.response === undefined) problems.push(`${op.id}: a JSON response needs an example`);
   }
-  if (problems.length > 0) throw new Error(`Invalid operation registry:\n- ${problems.join('\n- ')}`);
   const index = new Map(operations.map((op) => [op.id, op]));
+  for (const op of operations) {
+    if (op.pollWith !== undefined && index.get(op.pollWith)?.method !== 'GET') problems.push(`${op.id}: pollWith ${op.pollWith} is not a GET operation of the registry`);
+    const outputFields = Object.keys((op.output as { shape?: object } | null)?.shape ?? {});
+    for (const field of op.secretOutput ?? []) {
+      if (!outputFields.includes(field)) problems.push(`${op.id}: secretOutput field ${field} is not in the output schema`);
+    }
+  }
+  if (problems.length > 0) throw new Error(`Invalid operation registry:\n- ${problems.join('\n- ')}`);
   return { operations, byId: (id) => index.get(id) };
 }

@@ -110,6 +110,17 @@ export interface OperationDefinition<
    * pipeline or a transport produces (PIPELINE_ONLY_ERRORS) are refused at load.
    */
   errors?: readonly ErrorCode[];
+  /**
+   * Output fields holding a secret shown only in this answer (a webhook's signing secret). REST
+   * returns them; over MCP the answer goes into a model's context, so the tool says so and takes
+   * `reveal_secret: false` to leave them out.
+   */
+  secretOutput?: readonly string[];
+  /**
+   * The GET operation that follows up a 202 answer (e.g. the delivery list for a queued delivery).
+   * Without it, a 202 operation is followed with `getOperation`. MCP names it in the result.
+   */
+  pollWith?: string;
   /** The audit target's type for writes (the id is taken from data.id or the path). */
   auditTarget?: string;
   examples: {

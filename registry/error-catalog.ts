@@ -17,9 +17,17 @@ export interface CatalogueEntry {
   validAlternatives: string[];
   /** MCP: `tool` errors go back to the model as an isError result; `protocol` ones as JSON-RPC errors. */
   mcp: 'tool' | 'protocol';
+  /**
+   * The message and hint in MCP's own terms, where REST's name a header, a path or a query
+   * parameter (an agent calling a tool has arguments and tools, not headers and URLs).
+   */
+  mcpWording?: { message?: string; recoveryHint?: string };
   /** HTTP headers that go with this error on every HTTP surface (REST, /mcp, the cron route). */
   headers?: Readonly<Record<string, string>>;
 }
+
+/** Which surface an error body is written for: the words differ, the codes and fields do not. */
+export type ErrorSurface = 'rest' | 'mcp';
 
 /**
  * The one table mapping domain error codes to transports. Typed `Record<ErrorCode, …>`, so
@@ -32,6 +40,9 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
     recoveryHint: 'Send the header "Authorization: Bearer <API_KEY>" with an active key (sk_test_… or sk_live_…).',
     validAlternatives: [],
     mcp: 'tool',
+    mcpWording: {
+      recoveryHint: 'Configure the MCP client with an active key: the "Authorization: Bearer <API_KEY>" header for /mcp, or API_KEY for the stdio server.',
+    },
     headers: { 'WWW-Authenticate': 'Bearer realm="api"' },
   },
   INSUFFICIENT_SCOPE: {
@@ -47,6 +58,9 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
     recoveryHint: `Check the id: list the parent collection (e.g. GET ${API_PREFIX}/companies) to find valid ids; never guess ids.`,
     validAlternatives: [],
     mcp: 'tool',
+    mcpWording: {
+      recoveryHint: 'Check the id: call the list tool of the parent collection (companies.list, list_companies, …) to find valid ids; never guess ids.',
+    },
   },
   VALIDATION_ERROR: {
     status: 400,
@@ -54,6 +68,7 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
     recoveryHint: 'Fix the fields listed in details (path and message) and send the request again.',
     validAlternatives: [],
     mcp: 'tool',
+    mcpWording: { message: 'The arguments are invalid.', recoveryHint: 'Fix the arguments listed in details (path and message) and call the tool again.' },
   },
   IDEMPOTENCY_KEY_REQUIRED: {
     status: 400,
@@ -61,6 +76,10 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
     recoveryHint: 'Send a unique "Idempotency-Key" header (e.g. a UUID) and reuse it only to retry the same request.',
     validAlternatives: [],
     mcp: 'tool',
+    mcpWording: {
+      message: 'This tool requires the idempotency_key argument.',
+      recoveryHint: 'Pass idempotency_key (e.g. a fresh UUID) and reuse it only to retry the identical call.',
+    },
   },
   IDEMPOTENCY_KEY_REUSED: {
     status: 422,
@@ -68,6 +87,10 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
     recoveryHint: 'Use a new Idempotency-Key for a different request; reuse a key only to retry the identical request.',
     validAlternatives: [],
     mcp: 'tool',
+    mcpWording: {
+      message: 'This idempotency_key was already used with different arguments.',
+      recoveryHint: 'Use a new idempotency_key for a different call; reuse a key only to retry the identical call.',
+    },
   },
   IDEMPOTENCY_IN_PROGRESS: {
     status: 409,
@@ -75,6 +98,10 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
     recoveryHint: 'Wait a moment and retry with the same key; the stored result is replayed once the first request finishes.',
     validAlternatives: [],
     mcp: 'tool',
+    mcpWording: {
+      message: 'A call with this idempotency_key is still being processed.',
+      recoveryHint: 'Wait a moment and call again with the same idempotency_key; the stored result is returned once the first call finishes.',
+    },
   },
   RATE_LIMITED: {
     status: 429,
@@ -82,6 +109,7 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
     recoveryHint: `Wait for the number of seconds in Retry-After (${RETRY_AFTER_SECONDS}) before sending more requests.`,
     validAlternatives: [],
     mcp: 'tool',
+    mcpWording: { recoveryHint: `Wait ${RETRY_AFTER_SECONDS} seconds before calling again: the limit counts every call of this API key per minute.` },
     headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
   },
   CONFLICT: {
@@ -104,6 +132,7 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
     recoveryHint: `Send a smaller body (at most ${MAX_BODY_TEXT} of JSON).`,
     validAlternatives: [],
     mcp: 'tool',
+    mcpWording: { message: 'The arguments are too large.', recoveryHint: `Send smaller arguments (at most ${MAX_BODY_TEXT} of JSON).` },
   },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
@@ -292,15 +321,16 @@ export const ErrorBody = z
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
 /** Builds the error envelope for a domain error: the same body on every surface (REST, MCP). */
-export function errorBody(error: DomainError, requestId: string): ErrorBody {
-  const entry = ERROR_CATALOG[error.code];
+export function errorBody(error: DomainError, requestId: string, surface: ErrorSurface = 'rest'): ErrorBody {
+  const entry: CatalogueEntry = ERROR_CATALOG[error.code];
+  const wording = surface === 'mcp' ? entry.mcpWording : undefined;
   return {
     error: {
       code: error.code,
-      message: error.hasCustomMessage ? error.message : entry.message,
+      message: error.hasCustomMessage ? error.message : (wording?.message ?? entry.message),
       status: entry.status,
       request_id: requestId,
-      recovery_hint: entry.recoveryHint,
+      recovery_hint: wording?.recoveryHint ?? entry.recoveryHint,
       docs_url: docsUrlFor(error.code),
       valid_alternatives: error.validAlternatives ?? [...entry.validAlternatives],
       ...(error.details && { details: error.details }),

@@ -3,6 +3,7 @@
  * the scenarios that apply to a product server (DESIGN.md §13); the others call fixture tools.
  *
  *   npx tsx scripts/mcp-conformance.ts                         # starts cli/serve.ts on a fresh data dir
+ *   npx tsx scripts/mcp-conformance.ts --mode discover         # the same against /mcp?mode=discover
  *   API_KEY=sk_… npx tsx scripts/mcp-conformance.ts --url http://127.0.0.1:3000/mcp
  *
  * The suite connects without credentials, and /mcp requires a key (401, as REST). So the suite
@@ -64,7 +65,7 @@ async function startAuthProxy(target: URL, key: string): Promise<{ url: string; 
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}${target.pathname}`, close: () => server.close() };
+  return { url: `http://127.0.0.1:${port}${target.pathname}${target.search}`, close: () => server.close() };
 }
 
 function runScenario(url: string, scenario: string): Promise<{ ok: boolean; output: string }> {
@@ -81,7 +82,7 @@ function runScenario(url: string, scenario: string): Promise<{ ok: boolean; outp
   });
 }
 
-const { values } = parseArgs({ options: { url: { type: 'string' } } });
+const { values } = parseArgs({ options: { url: { type: 'string' }, mode: { type: 'string' } } });
 let server: ChildProcess | undefined;
 let target: { url: string; key: string };
 if (values.url) {
@@ -94,9 +95,11 @@ if (values.url) {
   target = started;
 }
 let failed = 0;
-const proxy = await startAuthProxy(new URL(target.url), target.key);
+const targetUrl = new URL(target.url);
+if (values.mode) targetUrl.searchParams.set('mode', values.mode);
+const proxy = await startAuthProxy(targetUrl, target.key);
 try {
-  log(`MCP conformance against ${target.url} (through the auth proxy at ${proxy.url})`);
+  log(`MCP conformance against ${targetUrl.href} (through the auth proxy at ${proxy.url})`);
   for (const scenario of SCENARIOS) {
     const result = await runScenario(proxy.url, scenario);
     log(`${result.ok ? 'PASS' : 'FAIL'}  ${scenario}`);

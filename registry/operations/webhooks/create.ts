@@ -21,6 +21,7 @@ export const createWebhook = defineOperation({
   idempotencyKey: 'required',
   sideEffects: ['create'],
   auditTarget: 'webhook',
+  secretOutput: ['secret'],
   errors: [],
   input: { params: CompanyParams, body: CreateWebhookBody },
   output: CreatedWebhook,

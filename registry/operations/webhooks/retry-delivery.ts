@@ -26,6 +26,7 @@ export const retryWebhookDelivery = defineOperation({
   input: { params: DeliveryParams },
   output: Delivery,
   status: 202,
+  pollWith: 'listWebhookDeliveries',
   examples: { params: { id: DELIVERY_ID }, response: { ...pendingDeliveryExample, retry_of: DELIVERY_ID } },
   surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params }) => ({ data: await retry(ctx, params.id) }),

@@ -25,6 +25,7 @@ export const testWebhook = defineOperation({
   input: { params: WebhookParams },
   output: Delivery,
   status: 202,
+  pollWith: 'listWebhookDeliveries',
   examples: { params: { companyId: COMPANY_ID, id: WEBHOOK_ID }, response: { ...pendingDeliveryExample, event_id: null, test: true } },
   surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params }) => ({ data: await sendTestDelivery(ctx, params.companyId, params.id) }),

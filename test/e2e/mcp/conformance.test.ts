@@ -7,9 +7,9 @@ import { ROOT } from '../../helpers/process.ts';
 const run = promisify(execFile);
 
 describe('official MCP conformance suite (server-initialize, ping, tools-list, dns-rebinding-protection)', () => {
-  it('passes against a freshly started server', async () => {
+  it.each([[[] as string[]], [['--mode', 'discover']]])('passes against a freshly started server (%j)', async (flags) => {
     // The script starts cli/serve.ts itself and exits 1 (rejecting here) when any scenario fails.
-    const { stdout } = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'scripts', 'mcp-conformance.ts')], {
+    const { stdout } = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'scripts', 'mcp-conformance.ts'), ...flags], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
       timeout: 110_000,

@@ -43,12 +43,13 @@ describe.each(DB_TARGETS)('MCP tools/call: the same pipeline and the same data a
     const rest = await call(app, 'GET', '/api/v1/companies', { key: tenant.key });
     const tool = await mcp.callTool({ name: 'companies.list', arguments: {} });
     expect(tool.isError).toBeFalsy();
-    expect(tool.structuredContent).toEqual(rest.body.data);
-    expect(firstJson(tool)).toEqual(rest.body.data);
+    // A list's structuredContent is REST's data plus the next page's cursor (null: last page).
+    expect(tool.structuredContent).toEqual({ ...rest.body.data, next_cursor: null });
+    expect(firstJson(tool)).toEqual(tool.structuredContent);
 
     const body = { name: 'Parity AB', entity_type: 'aktiebolag' };
     const restUpdate = await call(app, 'PATCH', `/api/v1/companies/${tenant.companyId}`, { key: tenant.key, body });
-    const toolUpdate = await mcp.callTool({ name: 'companies.update', arguments: { companyId: tenant.companyId, ...body } });
+    const toolUpdate = await mcp.callTool({ name: 'companies.update', arguments: { company_id: tenant.companyId, ...body } });
     expect(restUpdate.status).toBe(200);
     expect(toolUpdate.structuredContent).toEqual(restUpdate.body.data);
     // REST's meta travels in _meta: request id, version and the audit entry of the write.
@@ -66,12 +67,13 @@ describe.each(DB_TARGETS)('MCP tools/call: the same pipeline and the same data a
     const first = await mcp.callTool({ name: 'companies.list', arguments: { limit: 2 } });
     const page = metaOf(first).pagination!;
     expect(page.has_more).toBe(true);
-    expect(allText(first)).toContain(`cursor="${page.next_cursor}"`);
+    expect(allText(first)).toContain(`call companies.list again with the same arguments and cursor="${page.next_cursor}"`);
     const restFirst = await call(app, 'GET', '/api/v1/companies?limit=2', { key: tenant.key });
-    expect(first.structuredContent).toEqual(restFirst.body.data);
+    expect(first.structuredContent).toEqual({ ...restFirst.body.data, next_cursor: page.next_cursor });
     expect(metaOf(first).pagination).toEqual(restFirst.body.meta.pagination);
-    const second = await mcp.callTool({ name: 'companies.list', arguments: { limit: 2, cursor: page.next_cursor ?? '' } });
+    const second = await mcp.callTool({ name: 'companies.list', arguments: { limit: 2, cursor: dataOf(first).next_cursor } });
     expect(metaOf(second).pagination!.has_more).toBe(false);
+    expect(dataOf(second).next_cursor).toBeNull();
     expect(allText(second)).toContain('last page');
     const ids = [...dataOf(first).companies, ...dataOf(second).companies].map((c: { id: string }) => c.id);
     expect(ids).toEqual(restAll.body.data.companies.map((c: { id: string }) => c.id));
@@ -80,7 +82,7 @@ describe.each(DB_TARGETS)('MCP tools/call: the same pipeline and the same data a
   it('returns scope, validation and tenancy failures as tool errors carrying the catalogue body', async () => {
     const db = t.services.database.prisma;
     const reader = await connect((await makeKey(db, tenant.userId, { scopes: ['companies:read'] })).key);
-    const scope = await reader.callTool({ name: 'companies.update', arguments: { companyId: tenant.companyId, name: 'x' } });
+    const scope = await reader.callTool({ name: 'companies.update', arguments: { company_id: tenant.companyId, name: 'x' } });
     expect(scope.isError).toBe(true);
     expect(scope.structuredContent).toBeUndefined();
     expect(firstJson(scope).error).toMatchObject({
@@ -91,32 +93,46 @@ describe.each(DB_TARGETS)('MCP tools/call: the same pipeline and the same data a
       docs_url: expect.stringMatching(/^https:\/\//),
     });
 
+    // Error paths name the tool's arguments, not REST's `query.limit`.
     const limit = await mcp.callTool({ name: 'companies.list', arguments: { limit: 0 } });
-    expect(firstJson(limit).error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'query.limit' }] });
-    const empty = await mcp.callTool({ name: 'companies.update', arguments: { companyId: tenant.companyId } });
+    expect(firstJson(limit).error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'limit' }] });
+    const empty = await mcp.callTool({ name: 'companies.update', arguments: { company_id: tenant.companyId } });
     expect(firstJson(empty).error.code).toBe('VALIDATION_ERROR');
-    // An argument no schema declares lands in the strict body and is refused, as over REST.
-    const typo = await mcp.callTool({ name: 'companies.update', arguments: { companyId: tenant.companyId, nmae: 'x' } });
-    expect(firstJson(typo).error.code).toBe('VALIDATION_ERROR');
+    expect(firstJson(empty).error.message).not.toMatch(/body\./);
+    // An argument no schema declares is refused before anything runs, naming the expected ones.
+    const typo = await mcp.callTool({ name: 'companies.update', arguments: { company_id: tenant.companyId, nmae: 'x' } });
+    expect(firstJson(typo).error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [{ path: 'nmae', message: 'Unknown argument.' }],
+      valid_alternatives: ['company_id', 'name', 'entity_type', 'idempotency_key', 'dry_run'],
+    });
     const dry = await mcp.callTool({ name: 'companies.list', arguments: { dry_run: true } });
-    expect(firstJson(dry).error.details[0].path).toBe('query.dry_run');
+    expect(firstJson(dry).error.details[0]).toEqual({ path: 'dry_run', message: 'Unknown argument.' });
 
     const strip = (body: { error: object }) => ({ ...body, error: { ...body.error, request_id: 'x' } });
-    const foreign = await mcp.callTool({ name: 'companies.update', arguments: { companyId: await makeCompany(db), name: 'x' } });
-    const unknown = await mcp.callTool({ name: 'companies.update', arguments: { companyId: randomUUID(), name: 'x' } });
+    const foreign = await mcp.callTool({ name: 'companies.update', arguments: { company_id: await makeCompany(db), name: 'x' } });
+    const unknown = await mcp.callTool({ name: 'companies.update', arguments: { company_id: randomUUID(), name: 'x' } });
     const rest = await call(app, 'PATCH', `/api/v1/companies/${randomUUID()}`, { key: tenant.key, body: { name: 'x' } });
     expect(firstJson(foreign).error.code).toBe('NOT_FOUND');
     expect(strip(firstJson(foreign))).toEqual(strip(firstJson(unknown)));
-    expect(strip(firstJson(unknown))).toEqual(strip(rest.body));
+    // The same error as REST, with the hint in MCP's words (a tool to call, not a URL).
+    const { recovery_hint: mcpHint, ...mcpError } = strip(firstJson(unknown)).error as Record<string, unknown>;
+    const { recovery_hint: restHint, ...restError } = strip(rest.body).error as Record<string, unknown>;
+    expect(mcpError).toEqual(restError);
+    expect(restHint).toMatch(/GET \/api\/v1\/companies/);
+    expect(mcpHint).toMatch(/companies\.list/);
 
-    await expect(mcp.callTool({ name: 'companies.nope', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    await expect(mcp.callTool({ name: 'companies.lst', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      data: { recovery_hint: expect.stringMatching(/tools\/list/), valid_alternatives: expect.arrayContaining(['companies.list']) },
+    });
   });
 
   it('logs MCP denials as REST does', async () => {
     t.logs.lines.length = 0;
     const narrow = await connect((await makeKey(t.services.database.prisma, tenant.userId, { scopes: ['events:read'] })).key);
     await narrow.callTool({ name: 'companies.list', arguments: {} });
-    await mcp.callTool({ name: 'companies.update', arguments: { companyId: randomUUID(), name: 'x' } });
+    await mcp.callTool({ name: 'companies.update', arguments: { company_id: randomUUID(), name: 'x' } });
     await mcp.callTool({ name: 'companies.list', arguments: { limit: 'many' } });
     const denials = t.logs.lines.filter((line) => line.event === 'request_denied' && line.surface === 'mcp');
     expect(denials.map((d) => d.reason)).toEqual(['insufficient_scope', 'membership', 'validation']);
@@ -125,7 +141,7 @@ describe.each(DB_TARGETS)('MCP tools/call: the same pipeline and the same data a
 
   it('shares idempotency keys, dry runs and the audit trail with REST', async () => {
     const key = randomUUID();
-    const args = { companyId: tenant.companyId, name: 'Idempotent AB', idempotency_key: key };
+    const args = { company_id: tenant.companyId, name: 'Idempotent AB', idempotency_key: key };
     const first = await mcp.callTool({ name: 'companies.update', arguments: args });
     const again = await mcp.callTool({ name: 'companies.update', arguments: args });
     expect(again.structuredContent).toEqual(first.structuredContent);
@@ -141,7 +157,7 @@ describe.each(DB_TARGETS)('MCP tools/call: the same pipeline and the same data a
     expect(firstJson(badKey).error.code).toBe('VALIDATION_ERROR');
 
     const audits = await t.services.database.prisma.auditLog.count();
-    const dry = await mcp.callTool({ name: 'companies.update', arguments: { companyId: tenant.companyId, name: 'Dry AB', dry_run: true } });
+    const dry = await mcp.callTool({ name: 'companies.update', arguments: { company_id: tenant.companyId, name: 'Dry AB', dry_run: true } });
     expect(dry.structuredContent).toMatchObject({ name: 'Dry AB' });
     expect(metaOf(dry).dry_run).toBe(true);
     expect(metaOf(dry)).not.toHaveProperty('audit');
@@ -151,19 +167,23 @@ describe.each(DB_TARGETS)('MCP tools/call: the same pipeline and the same data a
     expect(after.body.data.companies[0].name).toBe('Idempotent AB');
   });
 
-  it('counts tool calls against the key\'s REST rate limit', async () => {
-    const limited = await makeKey(t.services.database.prisma, tenant.userId, { rateLimitPerMinute: 2 });
-    const client = await connect(limited.key);
-    expect((await call(app, 'GET', '/api/v1/companies', { key: limited.key })).status).toBe(200);
-    expect((await client.callTool({ name: 'companies.list', arguments: {} })).isError).toBeFalsy();
-    const third = await client.callTool({ name: 'companies.list', arguments: {} });
-    expect(firstJson(third).error).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
+  it('counts tool calls, initialize and tools/list against the key\'s REST rate limit', async () => {
+    const limited = await makeKey(t.services.database.prisma, tenant.userId, { rateLimitPerMinute: 4 });
+    const client = await connect(limited.key); // initialize: 1
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0); // 2
+    expect((await call(app, 'GET', '/api/v1/companies', { key: limited.key })).status).toBe(200); // 3
+    expect((await client.callTool({ name: 'companies.list', arguments: {} })).isError).toBeFalsy(); // 4
+    const fifth = await client.callTool({ name: 'companies.list', arguments: {} });
+    expect(firstJson(fifth).error).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
+    // A list has no tool result to carry the error: a JSON-RPC error with the catalogue body as data.
+    await expect(client.listTools()).rejects.toMatchObject({ data: { code: 'RATE_LIMITED', status: 429, recovery_hint: expect.any(String) } });
+    await expect(connect(limited.key)).rejects.toThrow(/RATE_LIMITED|Too many requests/);
     expect((await call(app, 'GET', '/api/v1/companies', { key: limited.key })).status).toBe(429);
   });
 
   it.skipIf(!HAS_WEBHOOKS)('creates webhooks and lists deliveries with REST\'s data, and names missing scopes', async () => {
     const body = { event_type: 'journal_entry.committed', webhook_url: HOOK_URL, name: 'parity', description: 'MCP parity' };
-    const created = await mcp.callTool({ name: 'webhooks.create', arguments: { companyId: tenant.companyId, ...body, idempotency_key: randomUUID() } });
+    const created = await mcp.callTool({ name: 'webhooks.create', arguments: { company_id: tenant.companyId, ...body, idempotency_key: randomUUID() } });
     expect(created.isError, allText(created)).toBeFalsy();
     const webhook = dataOf(created);
     expect(webhook).toMatchObject({ ...body, company_id: tenant.companyId, secret: expect.stringMatching(/^[0-9a-f]{64}$/) });
@@ -173,31 +193,33 @@ describe.each(DB_TARGETS)('MCP tools/call: the same pipeline and the same data a
     expect(mcpShape).toEqual(restShape);
 
     const restGet = await call(app, 'GET', `/api/v1/companies/${tenant.companyId}/webhooks/${webhook.id}`, { key: tenant.key });
-    const toolGet = await mcp.callTool({ name: 'webhooks.get', arguments: { companyId: tenant.companyId, id: webhook.id } });
+    const toolGet = await mcp.callTool({ name: 'webhooks.get', arguments: { company_id: tenant.companyId, webhook_id: webhook.id } });
     expect(toolGet.structuredContent).toEqual(restGet.body.data);
 
     if (registry.byId('testWebhook')) {
-      const test = await mcp.callTool({ name: 'webhooks.test', arguments: { companyId: tenant.companyId, id: webhook.id } });
+      const test = await mcp.callTool({ name: 'webhooks.test', arguments: { company_id: tenant.companyId, webhook_id: webhook.id } });
       expect(test.isError, allText(test)).toBeFalsy();
     }
     const deliveriesPath = `/api/v1/companies/${tenant.companyId}/webhooks/${webhook.id}/deliveries`;
     const restDeliveries = await call(app, 'GET', deliveriesPath, { key: tenant.key });
-    const toolDeliveries = await mcp.callTool({ name: 'webhooks.list_deliveries', arguments: { companyId: tenant.companyId, id: webhook.id } });
+    const toolDeliveries = await mcp.callTool({ name: 'webhooks.list_deliveries', arguments: { company_id: tenant.companyId, webhook_id: webhook.id } });
     expect(toolDeliveries.isError, allText(toolDeliveries)).toBeFalsy();
-    expect(toolDeliveries.structuredContent).toEqual(restDeliveries.body.data);
+    expect(toolDeliveries.structuredContent).toEqual({ ...restDeliveries.body.data, next_cursor: null });
     expect(metaOf(toolDeliveries).pagination).toEqual(restDeliveries.body.meta.pagination);
 
     const db = t.services.database.prisma;
     const noWebhooks = await connect((await makeKey(db, tenant.userId, { scopes: ['companies:read', 'companies:write'] })).key);
-    const denied = await noWebhooks.callTool({ name: 'webhooks.create', arguments: { companyId: tenant.companyId, ...body, idempotency_key: randomUUID() } });
+    const denied = await noWebhooks.callTool({ name: 'webhooks.create', arguments: { company_id: tenant.companyId, ...body, idempotency_key: randomUUID() } });
     expect(firstJson(denied).error).toMatchObject({ code: 'INSUFFICIENT_SCOPE', required_scope: 'webhooks:manage' });
     const noPayroll = await connect((await makeKey(db, tenant.userId, { scopes: ['webhooks:manage'] })).key);
     const payroll = await noPayroll.callTool({
       name: 'webhooks.create',
-      arguments: { companyId: tenant.companyId, ...body, event_type: 'salary_run.booked', idempotency_key: randomUUID() },
+      arguments: { company_id: tenant.companyId, ...body, event_type: 'salary_run.booked', idempotency_key: randomUUID() },
     });
     expect(firstJson(payroll).error).toMatchObject({ code: 'INSUFFICIENT_SCOPE', required_scope: 'payroll:read' });
-    const missingKey = await mcp.callTool({ name: 'webhooks.create', arguments: { companyId: tenant.companyId, ...body } });
-    expect(firstJson(missingKey).error.code).toBe('IDEMPOTENCY_KEY_REQUIRED');
+    const missingKey = await mcp.callTool({ name: 'webhooks.create', arguments: { company_id: tenant.companyId, ...body } });
+    // Over MCP the key is an argument: the error says so, not "header".
+    expect(firstJson(missingKey).error).toMatchObject({ code: 'IDEMPOTENCY_KEY_REQUIRED', message: expect.stringMatching(/idempotency_key argument/) });
+    expect(JSON.stringify(firstJson(missingKey))).not.toMatch(/header/i);
   });
 });

@@ -41,7 +41,13 @@ describe.each(DB_TARGETS)('MCP tools/list: generated tools, selection and scope 
     for (const tool of tools) {
       const op = MCP_OPS.find((o) => toolName(o, 'namespaced') === tool.name)!;
       expect(tool.title).toBe(op.summary);
-      expect(tool.description).toBe(op.description);
+      // The registry's description, minus boilerplate, within 300 characters; its first sentence always leads.
+      expect(tool.description!.length).toBeLessThanOrEqual(300);
+      expect(tool.description!.startsWith(op.description.slice(0, 15))).toBe(true);
+      // Operation ids in prose are tool names on this surface (quoted examples in parentheses stay).
+      for (const other of MCP_OPS) {
+        if (new RegExp(`(^|[^(\\w])${other.id}\\b`).test(op.description.replace(/\([^)]*\)/g, ''))) expect(tool.description).toContain(toolName(other, 'namespaced'));
+      }
       expect(tool.inputSchema.type).toBe('object');
       expect(Boolean(tool.outputSchema)).toBe(op.output !== null);
       expect(tool.annotations?.openWorldHint).toBe(false);
@@ -53,22 +59,29 @@ describe.each(DB_TARGETS)('MCP tools/list: generated tools, selection and scope 
     expect(list.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
     expect(Object.keys(list.inputSchema.properties ?? {})).toEqual(['cursor', 'limit']);
     const update = tools.find((tool) => tool.name === 'companies.update')!;
-    expect(update.annotations).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false });
-    // params + body merged; the optional idempotency key and dry-run flag added.
-    expect(Object.keys(update.inputSchema.properties ?? {})).toEqual(['companyId', 'name', 'entity_type', 'idempotency_key', 'dry_run']);
-    expect(update.inputSchema.required).toEqual(['companyId']);
+    // Hints at their MCP default (readOnlyHint false) are left out; destructiveHint (default true) is said.
+    expect(update.annotations).toEqual({ destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    // params + body merged in snake_case; the optional idempotency key and dry-run flag added.
+    expect(Object.keys(update.inputSchema.properties ?? {})).toEqual(['company_id', 'name', 'entity_type', 'idempotency_key', 'dry_run']);
+    expect(update.inputSchema.required).toEqual(['company_id']);
+    expect(update.inputSchema).toMatchObject({ additionalProperties: false });
+    // One naming style: every argument of every tool is snake_case.
+    for (const tool of tools) {
+      for (const name of Object.keys(tool.inputSchema.properties ?? {})) expect(name, `${tool.name}.${name}`).toMatch(/^[a-z][a-z0-9_]*$/);
+    }
   });
 
   it('marks a required idempotency key required, deletes destructive, and bare-204 tools without output schema', async () => {
     const { tools } = await (await connect({ key: tenant.key })).listTools();
     const create = tools.find((tool) => tool.name === 'webhooks.create')!;
-    expect(create.inputSchema.required).toEqual(expect.arrayContaining(['companyId', 'event_type', 'webhook_url', 'name', 'idempotency_key']));
+    expect(create.inputSchema.required).toEqual(expect.arrayContaining(['company_id', 'event_type', 'webhook_url', 'name', 'idempotency_key']));
     expect(create.inputSchema.properties).toHaveProperty('dry_run');
     const remove = tools.find((tool) => tool.name === 'webhooks.delete')!;
     expect(remove.annotations?.destructiveHint).toBe(true);
     expect(remove.outputSchema).toBeUndefined();
     const deliveries = tools.find((tool) => tool.name === 'webhooks.list_deliveries')!;
-    expect(Object.keys(deliveries.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['companyId', 'id', 'cursor', 'limit']));
+    expect(Object.keys(deliveries.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['company_id', 'webhook_id', 'cursor', 'limit']));
+    expect(deliveries.outputSchema?.properties).toHaveProperty('next_cursor');
   });
 
   it('offers the flat variant with the same tools under snake_case names', async () => {
@@ -88,7 +101,7 @@ describe.each(DB_TARGETS)('MCP tools/list: generated tools, selection and scope 
     expect(readOnlyNames).toEqual(expected);
     expect(readOnlyNames).not.toContain('companies.update');
     // Not listed means not callable: a protocol error, not a tool error.
-    await expect(readOnly.callTool({ name: 'companies.update', arguments: { companyId: tenant.companyId, name: 'x' } })).rejects.toMatchObject({ code: -32602 });
+    await expect(readOnly.callTool({ name: 'companies.update', arguments: { company_id: tenant.companyId, name: 'x' } })).rejects.toMatchObject({ code: -32602 });
     const both = await names(await connect({ key: tenant.key, query: '?toolsets=companies,webhooks&read_only=true' }));
     expect(both).toContain('companies.list');
     expect(both).not.toContain('companies.update');
@@ -128,7 +141,7 @@ describe.each(DB_TARGETS)('MCP tools/list: generated tools, selection and scope 
     expect(payrollTools).toContain('payroll.list_employees');
     expect(payrollTools).not.toContain('payroll.create_employee');
     // Hidden is not forbidden-by-omission: the call reaches invoke(), which answers with the scope.
-    const hidden = await client.callTool({ name: 'companies.update', arguments: { companyId: tenant.companyId, name: 'x' } });
+    const hidden = await client.callTool({ name: 'companies.update', arguments: { company_id: tenant.companyId, name: 'x' } });
     expect(hidden.isError).toBe(true);
   });
 });

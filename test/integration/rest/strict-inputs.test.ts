@@ -72,7 +72,7 @@ describe.each(DB_TARGETS)('strict inputs (%s)', (target) => {
     it('refuses the same malformed flags as MCP arguments', async () => {
       const before = await companyName();
       for (const dry_run of [1, 'yes', 'TRUE', 'true ', null]) {
-        const result = await mcp.callTool({ name: 'companies.update', arguments: { companyId: tenant.companyId, name: 'Not written', dry_run } });
+        const result = await mcp.callTool({ name: 'companies.update', arguments: { company_id: tenant.companyId, name: 'Not written', dry_run } });
         expect(result.isError, JSON.stringify(dry_run)).toBe(true);
         expect(firstJson(result).error).toMatchObject({ code: 'VALIDATION_ERROR', valid_alternatives: ['true', 'false'] });
       }
@@ -92,7 +92,7 @@ describe.each(DB_TARGETS)('strict inputs (%s)', (target) => {
       expect(dry.status, dry.text).toBe(200);
       expect(dry.body.meta.dry_run).toBe(true);
       expect(dry.body.meta).not.toHaveProperty('audit');
-      const dryTool = await mcp.callTool({ name: 'webhooks.create', arguments: { companyId: tenant.companyId, ...webhookBody(), dry_run: true } });
+      const dryTool = await mcp.callTool({ name: 'webhooks.create', arguments: { company_id: tenant.companyId, ...webhookBody(), dry_run: true } });
       expect(dryTool.isError).toBeFalsy();
       expect(metaOf(dryTool).dry_run).toBe(true);
       expect(metaOf(dryTool)).not.toHaveProperty('audit');
@@ -185,8 +185,9 @@ describe.each(DB_TARGETS)('strict inputs (%s)', (target) => {
       );
       expect(await db().webhook.count()).toBe(webhooks);
 
-      const tool = await mcp.callTool({ name: 'companies.update', arguments: { companyId: tenant.companyId, name: 'x\u0000' } });
-      expect(firstJson(tool).error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'body.name' }] });
+      const tool = await mcp.callTool({ name: 'companies.update', arguments: { company_id: tenant.companyId, name: 'x\u0000' } });
+      // Over MCP the path names the tool's argument, not REST's body field.
+      expect(firstJson(tool).error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'name' }] });
     });
 
     it('treats a cursor holding a NUL as stale (page one), not as an error', async () => {

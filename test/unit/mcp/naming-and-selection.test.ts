@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { assignNames, toolName } from '../../../mcp/naming.ts';
+import { pathArgumentName } from '../../../mcp/arguments.ts';
 import { resolveSelection } from '../../../mcp/toolsets.ts';
 import { toJsonSchema } from '../../../mcp/schema.ts';
 import { compileTools, ToolIndex } from '../../../mcp/tools.ts';
@@ -8,6 +9,7 @@ import { toRequest } from '../../../mcp/call-tool.ts';
 import { hostPolicy } from '../../../mcp/dns-rebinding.ts';
 import { defineOperation, GROUPS, type Group } from '../../../registry/define-operation.ts';
 import { DomainError } from '../../../domain/kernel/errors.ts';
+import { registry } from '../../../registry/index.ts';
 
 const op = (id: string, group: Group) => ({ id, group });
 
@@ -86,25 +88,42 @@ describe('tool compilation', () => {
       input: { params: z.object({ name: z.string() }), body: z.object({ name: z.string() }) },
     });
     expect(() => compileTools([clash], 'namespaced')).toThrow(/"name" is declared by both params and body/);
+    // Derived names collide too: `thingId` in the path and `thing_id` in the body.
+    const derived = defineOperation({
+      ...base,
+      id: 'tagThing',
+      method: 'PATCH',
+      path: '/things/{thingId}',
+      input: { params: z.object({ thingId: z.string() }), body: z.object({ thing_id: z.string() }) },
+    });
+    expect(() => compileTools([derived], 'namespaced')).toThrow(/"thing_id" is declared by both params and body/);
   });
 
-  it('splits merged arguments back into params, query and body', () => {
+  it('names every argument in snake_case, path parameters included, and splits them back into params, query and body', () => {
     const write = defineOperation({
       ...base,
       id: 'moveThing',
       method: 'POST',
-      path: '/things/{thingId}/move',
+      path: '/companies/{companyId}/things/{id}/move',
       idempotencyKey: 'optional',
       dryRun: true,
-      input: { params: z.object({ thingId: z.string() }), query: z.object({ notify: z.string().optional() }), body: z.object({ to: z.string() }) },
+      input: {
+        params: z.object({ companyId: z.string(), id: z.string() }),
+        query: z.object({ notify: z.string().optional() }),
+        body: z.object({ to: z.string() }),
+      },
     });
     const [entry] = compileTools([write], 'flat');
     expect(entry!.name).toBe('move_thing');
-    expect(toRequest(entry!, { thingId: 7, notify: true, to: 'B', extra: 1, idempotency_key: 'k', dry_run: true })).toEqual({
+    expect(Object.keys(entry!.tool.inputSchema.properties ?? {})).toEqual(['company_id', 'thing_id', 'notify', 'to', 'idempotency_key', 'dry_run']);
+    expect(entry!.tool.inputSchema.required).toEqual(['company_id', 'thing_id', 'to']);
+    expect(toRequest(entry!, { company_id: 'c', thing_id: 7, notify: true, to: 'B', idempotency_key: 'k', dry_run: true })).toEqual({
       // dry_run travels as sent: the pipeline parses it (strictly) for REST and MCP alike.
-      raw: { params: { thingId: '7' }, query: { notify: 'true', dry_run: true }, body: { to: 'B', extra: 1 } },
+      raw: { params: { companyId: 'c', id: '7' }, query: { notify: 'true', dry_run: true }, body: { to: 'B' } },
       idempotencyKey: 'k',
     });
+    expect(entry!.argumentFor('params', 'id')).toBe('thing_id');
+    expect(entry!.argumentFor('query', 'notify')).toBe('notify');
     const tools = new ToolIndex([write]);
     const everything = { variant: 'flat' as const, toolsets: ['companies' as const], readOnly: false };
     expect(tools.list(everything, ['companies:read']).tools).toEqual([]);
@@ -114,20 +133,84 @@ describe('tool compilation', () => {
     expect(tools.list(everything, ['companies:write', 'payroll:read'])).toBe(tools.list(everything, ['companies:write']));
   });
 
+  it('compiles every registry tool\'s argument validator (a pattern Ajv cannot compile fails here, not on a call)', () => {
+    for (const entry of compileTools(registry.operations, 'namespaced')) {
+      try {
+        entry.validate({});
+      } catch (error) {
+        expect(error, entry.name).toBeInstanceOf(DomainError);
+      }
+    }
+  });
+
+  it('derives path argument names mechanically', () => {
+    expect(pathArgumentName('/companies/{companyId}/webhooks/{id}', 'companyId')).toBe('company_id');
+    expect(pathArgumentName('/companies/{companyId}/webhooks/{id}', 'id')).toBe('webhook_id');
+    expect(pathArgumentName('/webhook-deliveries/{id}/retry', 'id')).toBe('webhook_delivery_id');
+    expect(pathArgumentName('/companies/{companyId}/accounts/{accountNumber}', 'accountNumber')).toBe('account_number');
+    expect(pathArgumentName('/capabilities/{capabilityId}', 'capabilityId')).toBe('capability_id');
+    expect(pathArgumentName('/companies/{companyId}/entries/{id}', 'id')).toBe('entry_id');
+  });
+
+  it('refuses wrong argument names and types before anything runs, naming the expected arguments', () => {
+    const op = defineOperation({
+      ...base,
+      id: 'renameThing',
+      method: 'PATCH',
+      path: '/companies/{companyId}/things/{id}',
+      input: { params: z.object({ companyId: z.uuid(), id: z.uuid() }), body: z.object({ name: z.string(), size: z.enum(['s', 'm']).optional() }) },
+    });
+    const [entry] = compileTools([op], 'namespaced');
+    const thrown = (args: Record<string, unknown>): DomainError => {
+      try {
+        entry!.validate(args);
+      } catch (error) {
+        return error as DomainError;
+      }
+      throw new Error('no error');
+    };
+    const wrong = thrown({ companyId: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10', id: 'x', name: 'n' });
+    expect(wrong.code).toBe('VALIDATION_ERROR');
+    expect(wrong.details).toEqual(expect.arrayContaining([
+      { path: 'companyId', message: 'Unknown argument; did you mean company_id?' },
+      { path: 'id', message: 'Unknown argument.' },
+      { path: 'company_id', message: 'Required.' },
+      { path: 'thing_id', message: 'Required.' },
+    ]));
+    expect(wrong.validAlternatives).toEqual(['company_id', 'thing_id', 'name', 'size']);
+    expect(wrong.message).toMatch(/This tool takes: company_id \(required\), thing_id \(required\), name \(required\), size\./);
+    const badEnum = thrown({ company_id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10', thing_id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10', name: 'n', size: 'xl' });
+    expect(badEnum.details).toEqual([{ path: 'size', message: expect.stringMatching(/allowed values/) }]);
+    expect(badEnum.validAlternatives).toEqual(['s', 'm']);
+    expect(() => entry!.validate({ company_id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10', thing_id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10', name: 'n' })).not.toThrow();
+  });
+
   it('compacts JSON Schema without losing field names or data', () => {
     const schema = z.object({
       id: z.uuid(),
       pattern: z.string().regex(/^a+$/),
       format: z.string().default('x'),
       at: z.iso.datetime(),
+      count: z.number().int(),
+      maybe: z.uuid().nullable(),
+      state: z.enum(['a', 'b']).nullable(),
     });
     // Loosely typed: the assertions below check the exact shape.
-    const json = toJsonSchema(schema, 'output') as { $schema?: string; properties: Record<string, { pattern?: string }> };
-    expect(json.$schema).toBeUndefined();
-    expect(Object.keys(json.properties)).toEqual(['id', 'pattern', 'format', 'at']);
-    expect(json.properties.id).toEqual({ type: 'string', format: 'uuid' });
-    expect(json.properties.pattern!.pattern).toBe('^a+$'); // no format beside it: the regex is the contract
-    expect(json.properties.at!.pattern).toBeUndefined();
+    const input = toJsonSchema(schema, 'input') as { $schema?: string; properties: Record<string, Record<string, unknown>> };
+    expect(input.$schema).toBeUndefined();
+    expect(Object.keys(input.properties)).toEqual(['id', 'pattern', 'format', 'at', 'count', 'maybe', 'state']);
+    expect(input.properties.id).toEqual({ type: 'string', format: 'uuid' });
+    expect(input.properties.pattern!.pattern).toBe('^a+$'); // no format beside it: the regex is the contract
+    expect(input.properties.at!.pattern).toBeUndefined();
+    expect(input.properties.count).toEqual({ type: 'integer' }); // zod's ±2^53-1 bounds say nothing
+    expect(input.properties.maybe).toEqual({ type: ['string', 'null'], format: 'uuid' });
+    expect(input.properties.state).toEqual({ type: ['string', 'null'], enum: ['a', 'b', null] });
+    // Output schemas keep names, types, formats and short enums; bounds, patterns and required go.
+    const output = toJsonSchema(schema, 'output') as { required?: string[]; properties: Record<string, Record<string, unknown>> };
+    expect(output.required).toBeUndefined();
+    expect(output.properties.pattern).toEqual({ type: 'string' });
+    expect(output.properties.format).toEqual({ type: 'string' });
+    expect(output.properties.state).toEqual({ type: ['string', 'null'], enum: ['a', 'b', null] });
   });
 });
 

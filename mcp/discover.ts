@@ -1,0 +1,211 @@
+import type { CallToolResult, ListToolsResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { DomainError } from '../domain/kernel/errors.ts';
+import { GROUPS } from '../registry/define-operation.ts';
+import type { ToolSurface } from './build-server.ts';
+import { callTool } from './call-tool.ts';
+import { closest, toolError, unknownTool } from './map-error.ts';
+import { toolName, VARIANTS } from './naming.ts';
+import type { JsonSchema } from './schema.ts';
+import { IDEMPOTENCY_ARG, type Glossary, type ToolEntry, type ToolIndex } from './tools.ts';
+import type { Selection } from './toolsets.ts';
+import { argumentValidator } from './validate-arguments.ts';
+
+/**
+ * Discovery mode: three tools instead of one per operation, for clients that want a tiny context.
+ * `search_operations` finds operations, `describe_operation` gives one's arguments and an example,
+ * `invoke_operation` runs it through exactly the code path of its own tool (same validation,
+ * pipeline, scopes, errors and result). Stateless, so it works over Streamable HTTP as over stdio.
+ */
+export const SEARCH_TOOL = 'search_operations';
+export const DESCRIBE_TOOL = 'describe_operation';
+export const INVOKE_TOOL = 'invoke_operation';
+
+const SEARCH_LIMIT = { default: 10, max: 50 } as const;
+
+const NAME_ARG: JsonSchema = { type: 'string', description: 'Tool name from search_operations, e.g. companies.list (an operation id also works).' };
+
+const TOOLS: Tool[] = [
+  {
+    name: SEARCH_TOOL,
+    title: 'Search operations',
+    description: 'Finds API operations by words and toolset. Returns names, one-line summaries and risk (L0 read … L3 irreversible). Start here, then describe_operation.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', description: 'Words to match, e.g. "webhook deliveries"; omit to list all.' },
+        group: { type: 'string', enum: [...GROUPS] },
+        limit: { type: 'integer', minimum: 1, maximum: SEARCH_LIMIT.max, default: SEARCH_LIMIT.default },
+      },
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        operations: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { name: { type: 'string' }, summary: { type: 'string' }, group: { type: 'string' }, risk: { type: 'string' }, read_only: { type: 'boolean' } },
+          },
+        },
+        total: { type: 'integer' },
+      },
+    },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: DESCRIBE_TOOL,
+    title: 'Describe an operation',
+    description: 'Returns one operation\'s input schema, an example of its arguments, the scope it needs and its risk: what invoke_operation needs.',
+    inputSchema: { type: 'object', properties: { name: NAME_ARG }, required: ['name'], additionalProperties: false },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: INVOKE_TOOL,
+    title: 'Invoke an operation',
+    description: 'Runs one operation with its arguments and returns exactly what its own tool returns. Writes change data: check risk and use dry_run where offered.',
+    inputSchema: {
+      type: 'object',
+      properties: { name: NAME_ARG, arguments: { type: 'object', description: 'The operation\'s arguments (see describe_operation).' } },
+      required: ['name'],
+      additionalProperties: false,
+    },
+    annotations: { destructiveHint: true, openWorldHint: false },
+  },
+];
+const LIST: ListToolsResult = { tools: TOOLS };
+const VALIDATORS = new Map(TOOLS.map((tool) => [tool.name, argumentValidator(tool.name, tool.inputSchema as JsonSchema)]));
+
+/** The session instructions in discovery mode. */
+export const DISCOVER_INSTRUCTIONS =
+  'Bookkeeping API for the companies your API key can reach, reached through three tools: search_operations finds an operation, ' +
+  'describe_operation shows its arguments and an example, invoke_operation runs it. Start with invoke_operation {"name":"companies.list"} ' +
+  'to get company ids; never guess ids. Arguments are snake_case. A failed call returns JSON with code, message, recovery_hint and ' +
+  'valid_alternatives: follow the hint (required_scope names a missing scope).';
+
+export function discoveryTools(index: ToolIndex, selection: Selection, scopes: readonly string[] | null): ToolSurface {
+  const callable = index.tools(selection);
+  const resolve = (name: string): ToolEntry | undefined => {
+    const direct = callable.get(name);
+    if (direct) return direct;
+    // Either variant's name or the operation id finds the same operation.
+    return [...callable.values()].find((e) => e.op.id === name || VARIANTS.some((v) => toolName(e.op, v) === name));
+  };
+
+  return {
+    listChanges: false,
+    list: () => LIST,
+    call: async (name, args, context) => {
+      const validate = VALIDATORS.get(name);
+      if (!validate) throw unknownTool(name, TOOLS.map((t) => t.name), (await context.caller()).requestId);
+      if (name === INVOKE_TOOL) {
+        const caller = await context.caller();
+        try {
+          validate(args);
+        } catch (error) {
+          return toolError(error as DomainError, caller.requestId);
+        }
+        const entry = resolve(String(args.name));
+        if (!entry) return toolError(unknownOperation(String(args.name), callable), caller.requestId);
+        return callTool(entry, (args.arguments as Record<string, unknown> | undefined) ?? {}, caller);
+      }
+      // Search and describe run no operation, but each costs a key lookup: count them like a list.
+      await context.charge();
+      const caller = await context.caller();
+      try {
+        validate(args);
+        const visible = [...callable.values()].filter((e) => index.visible(e, scopes));
+        if (name === SEARCH_TOOL) return structured(search(visible, args));
+        const entry = resolve(String(args.name));
+        if (!entry) throw unknownOperation(String(args.name), callable);
+        return structured(describe(entry, index.glossary));
+      } catch (error) {
+        if (error instanceof DomainError) return toolError(error, caller.requestId);
+        throw error;
+      }
+    },
+  };
+}
+
+const structured = (data: Record<string, unknown>): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data });
+
+function unknownOperation(name: string, callable: ReadonlyMap<string, ToolEntry>): DomainError {
+  return new DomainError('NOT_FOUND', {
+    message: `No operation named ${name} on this connection (toolsets and read-only mode apply). Find one with ${SEARCH_TOOL}.`,
+    validAlternatives: closest(name, [...callable.keys()]),
+  });
+}
+
+const words = (text: string): string[] => text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1);
+
+/** Ranks by how many query words an operation's name, summary and description contain (name words count most). */
+function search(entries: readonly ToolEntry[], args: Record<string, unknown>): Record<string, unknown> {
+  const wanted = words(typeof args.query === 'string' ? args.query : '');
+  const group = typeof args.group === 'string' ? args.group : undefined;
+  const limit = typeof args.limit === 'number' ? args.limit : SEARCH_LIMIT.default;
+  const stem = (w: string) => w.replace(/(ies|es|s)$/, '');
+  const ranked = entries
+    .filter((e) => !group || e.op.group === group)
+    .map((entry, order) => {
+      const strong = new Set(words(`${entry.name} ${entry.op.id} ${entry.op.group} ${entry.op.summary}`).map(stem));
+      const weak = new Set(words(entry.op.description).map(stem));
+      const score = wanted.reduce((sum, w) => sum + (strong.has(stem(w)) ? 3 : weak.has(stem(w)) ? 1 : 0), 0);
+      return { entry, score, order };
+    })
+    .filter((r) => wanted.length === 0 || r.score > 0)
+    .sort((a, b) => b.score - a.score || a.order - b.order);
+  return {
+    operations: ranked.slice(0, limit).map(({ entry }) => ({
+      name: entry.name,
+      summary: entry.op.summary,
+      group: entry.op.group,
+      risk: entry.op.risk,
+      read_only: entry.readOnly,
+    })),
+    total: ranked.length,
+  };
+}
+
+/** The tool's own descriptor, with the shared argument descriptions written back in, and an example. */
+function describe(entry: ToolEntry, glossary: Glossary): Record<string, unknown> {
+  const schema = entry.tool.inputSchema as JsonSchema & { properties?: Record<string, JsonSchema> };
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties ?? {}).map(([name, property]) => {
+      const shared = glossary.get(name);
+      return [name, shared && property.description === undefined ? { ...property, description: shared } : property];
+    }),
+  );
+  return {
+    name: entry.name,
+    summary: entry.op.summary,
+    description: entry.tool.description,
+    group: entry.op.group,
+    risk: entry.op.risk,
+    read_only: entry.readOnly,
+    required_scopes: entry.scopes,
+    annotations: entry.tool.annotations,
+    input_schema: { ...schema, properties },
+    example_arguments: exampleArguments(entry),
+    ...(entry.tool.outputSchema && { output_schema: entry.tool.outputSchema }),
+  };
+}
+
+/** The registry's example request as this tool's arguments. */
+function exampleArguments(entry: ToolEntry): Record<string, unknown> {
+  const { examples } = entry.op;
+  const out: Record<string, unknown> = {};
+  for (const [name, target] of entry.args) {
+    if (target.part === 'params' || target.part === 'query') {
+      const value = (examples[target.part] as Record<string, unknown> | undefined)?.[target.key];
+      if (value !== undefined) out[name] = value;
+    } else if (target.part === 'body') {
+      const value = (examples.body as Record<string, unknown> | undefined)?.[target.key];
+      if (value !== undefined) out[name] = value;
+    } else if (target.part === 'wrapped-body' && examples.body !== undefined) {
+      out[name] = examples.body;
+    } else if (target.part === 'idempotency' && entry.op.idempotencyKey === 'required') {
+      out[IDEMPOTENCY_ARG] = '<a fresh UUID>';
+    }
+  }
+  return out;
+}

@@ -1,0 +1,95 @@
+import type { CallToolResult, ListToolsResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { DomainError } from '../domain/kernel/errors.ts';
+import type { Group } from '../registry/define-operation.ts';
+import type { ToolSurface } from './build-server.ts';
+import { callTool } from './call-tool.ts';
+import { toolError, unknownTool } from './map-error.ts';
+import type { JsonSchema } from './schema.ts';
+import type { ToolEntry, ToolIndex } from './tools.ts';
+import type { Selection } from './toolsets.ts';
+import { argumentValidator } from './validate-arguments.ts';
+
+/**
+ * Dynamic toolsets, as GitHub's MCP server offers them on stdio: the session starts with a small
+ * set of toolsets plus two tools of its own; `enable_toolset` adds a toolset's tools and the client
+ * is told with `notifications/tools/list_changed`. Stateful, so stdio only (one process, one session).
+ */
+export const LIST_TOOLSETS_TOOL = 'list_toolsets';
+export const ENABLE_TOOLSET_TOOL = 'enable_toolset';
+/** What a session starts with: company ids come first in every task. */
+export const DEFAULT_DYNAMIC_TOOLSETS: readonly Group[] = ['companies'];
+
+export const DYNAMIC_INSTRUCTIONS_NOTE =
+  'Only some toolsets are loaded: call list_toolsets to see the others and enable_toolset to add one (its tools then appear in tools/list).';
+
+function metaTools(available: readonly Group[]): Tool[] {
+  return [
+    {
+      name: LIST_TOOLSETS_TOOL,
+      title: 'List toolsets',
+      description: 'Lists the toolsets (groups of tools) this server offers, which are enabled, and what their tools do.',
+      inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    {
+      name: ENABLE_TOOLSET_TOOL,
+      title: 'Enable a toolset',
+      description: 'Adds a toolset\'s tools to this session; the tool list then changes. See list_toolsets first.',
+      inputSchema: { type: 'object', properties: { toolset: { type: 'string', enum: [...available] } }, required: ['toolset'], additionalProperties: false },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+  ];
+}
+
+export interface DynamicOptions {
+  /** Toolsets enabled at the start (narrowed to the selection); DEFAULT_DYNAMIC_TOOLSETS when absent. */
+  initial?: readonly Group[];
+}
+
+export function dynamicTools(index: ToolIndex, selection: Selection, scopes: readonly string[] | null, options: DynamicOptions = {}): ToolSurface {
+  const available = selection.toolsets.filter((group) => [...index.tools(selection).values()].some((e) => e.op.group === group && index.visible(e, scopes)));
+  const enabled = new Set((options.initial ?? DEFAULT_DYNAMIC_TOOLSETS).filter((g) => available.includes(g)));
+  const meta = metaTools(available);
+  const validators = new Map(meta.map((tool) => [tool.name, argumentValidator(tool.name, tool.inputSchema as JsonSchema)]));
+  const loaded = (): ToolEntry[] => [...index.tools(selection).values()].filter((e) => enabled.has(e.op.group));
+  let list: ListToolsResult | undefined;
+
+  const describeToolsets = (): CallToolResult => {
+    const toolsets = available.map((group) => {
+      const tools = [...index.tools(selection).values()].filter((e) => e.op.group === group && index.visible(e, scopes));
+      return { name: group, enabled: enabled.has(group), tools: tools.map((e) => e.name), summary: tools.map((e) => e.op.summary).join('; ') };
+    });
+    return structured({ toolsets });
+  };
+
+  return {
+    listChanges: true,
+    list: () => (list ??= { tools: [...meta, ...loaded().filter((e) => index.visible(e, scopes)).map((e) => e.tool)] }),
+    call: async (name, args, context) => {
+      const validate = validators.get(name);
+      if (!validate) {
+        const caller = await context.caller();
+        const entry = loaded().find((e) => e.name === name);
+        if (!entry) throw unknownTool(name, [...meta.map((t) => t.name), ...loaded().map((e) => e.name)], caller.requestId);
+        return callTool(entry, args, caller);
+      }
+      await context.charge();
+      const caller = await context.caller();
+      try {
+        validate(args);
+      } catch (error) {
+        return toolError(error as DomainError, caller.requestId);
+      }
+      if (name === LIST_TOOLSETS_TOOL) return describeToolsets();
+      const group = args.toolset as Group;
+      const added = !enabled.has(group);
+      enabled.add(group);
+      list = undefined;
+      if (added) await context.listChanged();
+      const tools = loaded().filter((e) => e.op.group === group && index.visible(e, scopes)).map((e) => e.name);
+      return structured({ toolset: group, enabled: true, tools, changed: added });
+    },
+  };
+}
+
+const structured = (data: Record<string, unknown>): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data });
