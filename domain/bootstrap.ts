@@ -4,6 +4,7 @@ import type { Services } from './kernel/context.ts';
 import { SecretBox } from './kernel/crypto.ts';
 import { createLogger } from './kernel/logger.ts';
 import { openDatabase } from './db/client.ts';
+import type { StatementListener } from './db/statement-log.ts';
 import { migratePglite, migratePostgres } from './db/migrate.ts';
 import { parseCidrList, systemResolver, type Resolver } from './webhooks/url-safety.ts';
 
@@ -16,6 +17,8 @@ export interface BootstrapOptions {
   memory?: boolean;
   /** DNS resolver for webhook URL checks; tests inject one so nothing depends on outside DNS. */
   resolver?: Resolver;
+  /** Told every statement the privileged client sends (tests count round trips). */
+  onStatement?: StatementListener;
   /** How this process is named to another one refused the embedded data directory. */
   processName?: string;
 }
@@ -28,6 +31,7 @@ export async function createServices(config: Config, options: BootstrapOptions =
     databaseUrl: config.DATABASE_URL,
     anonDatabaseUrl: config.DATABASE_ANON_URL,
     dataDir: options.memory ? 'memory' : config.DATA_DIR,
+    onStatement: options.onStatement,
     ...(options.processName && { processName: options.processName }),
   });
   if (database.pglite && options.migrate !== false) await migratePglite(database.pglite);

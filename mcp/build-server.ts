@@ -25,7 +25,7 @@ import { DomainError } from '../domain/kernel/errors.ts';
 import { chargeRequest } from '../registry/rate-limit.ts';
 import { API_VERSION } from '../domain/kernel/version.ts';
 import type { Caller } from './call-tool.ts';
-import type { McpContent } from './content.ts';
+import type { Connection } from './connection.ts';
 import { protocolError } from './map-error.ts';
 
 export type HandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -50,52 +50,63 @@ export interface ToolSurface {
   readonly listChanges: boolean;
 }
 
-// The Server builds a fresh Ajv (with formats) per construction unless given one: ~150 µs of a
-// ~200 µs construction. We never ask clients for schema-validated input, so one shared instance does.
+// The Server builds a fresh Ajv (with formats) per construction unless given one. We never ask
+// clients for schema-validated input, so one shared instance does.
 const VALIDATOR = new AjvJsonSchemaValidator();
 
+/**
+ * What one request may see and call. Over HTTP a single Server answers every request, so these
+ * are read per request from what the transport put in `extra` (the request's authInfo); over
+ * stdio they are the session's, the same for every call.
+ */
 export interface ServerOptions {
-  tools: ToolSurface;
-  /** Sent once in the initialize result: how to work with this server, and the shared argument glossary. */
-  instructions: string;
-  /** Prompts (the skills) and resources (event catalogue, OpenAPI); none when absent. */
-  content?: McpContent | undefined;
+  /** Whether tool lists can change during a session (stdio's dynamic toolsets). */
+  listChanges: boolean;
+  /** Whether prompts and resources are offered (each connection then carries its content). */
+  content: boolean;
+  /** The connection a request is served by: its tools, instructions and content. */
+  connection(extra: HandlerExtra): Connection;
   /** The caller of one request: from the transport's authInfo (HTTP), or the configured key (stdio). */
   caller(extra: HandlerExtra): Promise<Caller>;
-  /** Counts one request that runs no operation against the caller's key (see chargeCaller). */
+  /** Counts one request that runs no operation against the caller's key; throws when its window is spent. */
   charge(extra: HandlerExtra): Promise<void>;
 }
 
 /**
- * A low-level `Server` over precomputed data. McpServer would convert every tool's zod schemas on
- * each construction; here a construction is a few closures, cheap enough to make one per stateless
- * HTTP request (DESIGN.md §12). Every request that runs no operation — initialize, the lists,
- * prompts and resources — is counted against the key's rate-limit window, as each costs a key lookup.
+ * A low-level `Server` over precomputed data (McpServer would convert every tool's zod schemas on
+ * each construction). Over HTTP it is built once per process and answers every request
+ * (DESIGN.md §12). Every request that runs no operation — initialize, the lists, prompts and
+ * resources — is counted against the key's rate-limit window, as each costs a key lookup.
  */
 export function buildServer(options: ServerOptions): Server {
-  const { content } = options;
   const capabilities: ServerCapabilities = {
-    tools: { listChanged: options.tools.listChanges },
-    ...(content && { prompts: { listChanged: false }, resources: { listChanged: false } }),
+    tools: { listChanged: options.listChanges },
+    ...(options.content && { prompts: { listChanged: false }, resources: { listChanged: false } }),
   };
-  const server = new Server(SERVER_INFO, { capabilities, instructions: options.instructions, jsonSchemaValidator: VALIDATOR });
+  const server = new Server(SERVER_INFO, { capabilities, jsonSchemaValidator: VALIDATOR });
 
   /** Counts the request first; a spent window is a JSON-RPC error carrying the catalogue body (see chargeCaller). */
   const counted = async <R>(extra: HandlerExtra, answer: () => R | Promise<R>): Promise<R> => {
     await options.charge(extra);
     return answer();
   };
+  const contentOf = (extra: HandlerExtra) => {
+    const { content } = options.connection(extra);
+    if (!content) throw new Error('MCP connection without the content its server offers');
+    return content;
+  };
 
-  // Replaces the SDK's own initialize handler only to count it; the answer is the SDK's, field for field.
+  // Replaces the SDK's own initialize handler to count it and to send the connection's
+  // instructions; the answer is the SDK's, field for field.
   server.setRequestHandler(InitializeRequestSchema, (request, extra) =>
     counted(extra, (): InitializeResult => ({
       protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(request.params.protocolVersion) ? request.params.protocolVersion : LATEST_PROTOCOL_VERSION,
       capabilities,
       serverInfo: SERVER_INFO,
-      instructions: options.instructions,
+      instructions: options.connection(extra).instructions,
     })),
   );
-  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => counted(extra, () => options.tools.list()));
+  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => counted(extra, () => options.connection(extra).tools.list()));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     let caller: Promise<Caller> | undefined;
     const context: CallContext = {
@@ -103,29 +114,30 @@ export function buildServer(options: ServerOptions): Server {
       charge: () => options.charge(extra),
       listChanged: () => server.sendToolListChanged(),
     };
-    return options.tools.call(request.params.name, request.params.arguments ?? {}, context);
+    return options.connection(extra).tools.call(request.params.name, request.params.arguments ?? {}, context);
   });
 
-  if (content) {
-    server.setRequestHandler(ListPromptsRequestSchema, (_request, extra) => counted(extra, () => content.listPrompts()));
-    server.setRequestHandler(GetPromptRequestSchema, (request, extra) => counted(extra, () => content.getPrompt(request.params.name, request.params.arguments ?? {})));
-    server.setRequestHandler(ListResourcesRequestSchema, (_request, extra) => counted(extra, () => content.listResources()));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, (_request, extra) => counted(extra, () => content.listResourceTemplates()));
-    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => counted(extra, () => content.readResource(request.params.uri)));
+  if (options.content) {
+    server.setRequestHandler(ListPromptsRequestSchema, (_request, extra) => counted(extra, () => contentOf(extra).listPrompts()));
+    server.setRequestHandler(GetPromptRequestSchema, (request, extra) => counted(extra, () => contentOf(extra).getPrompt(request.params.name, request.params.arguments ?? {})));
+    server.setRequestHandler(ListResourcesRequestSchema, (_request, extra) => counted(extra, () => contentOf(extra).listResources()));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, (_request, extra) => counted(extra, () => contentOf(extra).listResourceTemplates()));
+    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => counted(extra, () => contentOf(extra).readResource(request.params.uri)));
   }
   return server;
 }
 
-/**
- * Counts one request of an authenticated caller (anonymous ones have no window). A spent window is
- * not a tool result (there is no tool): a JSON-RPC error whose data is the catalogue body.
- */
+/** A catalogue error where there is no tool result to carry it: a JSON-RPC error whose data is the catalogue body. */
+export function asProtocolError(error: unknown, requestId: string): unknown {
+  return error instanceof DomainError ? protocolError(ErrorCode.InvalidRequest, error, requestId) : error;
+}
+
+/** Counts one request of an authenticated caller (anonymous ones have no window); see asProtocolError. */
 export async function chargeCaller(services: Services, principal: Principal | null, requestId: string): Promise<void> {
   if (!principal) return;
   try {
     await chargeRequest(services, principal);
   } catch (error) {
-    if (error instanceof DomainError) throw protocolError(ErrorCode.InvalidRequest, error, requestId);
-    throw error;
+    throw asProtocolError(error, requestId);
   }
 }

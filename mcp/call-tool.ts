@@ -13,6 +13,8 @@ export interface Caller {
   principal: Principal | null;
   requestId: string;
   onDenial?: Invocation['onDenial'];
+  /** The HTTP request's admission (key, count, tenancy), for the first tool call it carries. */
+  admission?: Invocation['admission'];
 }
 
 type Arguments = Record<string, unknown>;
@@ -64,6 +66,7 @@ export async function callTool(entry: ToolEntry, args: Arguments, caller: Caller
       op: entry.op,
       actor: caller.principal,
       requestId: caller.requestId,
+      admission: caller.admission,
       ...toRequest(entry, args),
       ...(caller.onDenial && { onDenial: caller.onDenial }),
     });

@@ -1,42 +1,79 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { authenticateKey } from '../domain/apikeys/keys.ts';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { admit, type Admission } from '../domain/apikeys/admit.ts';
 import type { Principal } from '../domain/kernel/context.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
+import { errorBody, errorHeaders } from '../registry/error-catalog.ts';
 import { registry } from '../registry/index.ts';
 import type { RouteModule } from '../registry/http/app-env.ts';
-import { buildServer, chargeCaller, type HandlerExtra } from './build-server.ts';
-import { connection, HTTP_MODES, resolveMode, type Mode } from './connection.ts';
+import { readBearer } from '../registry/http/bearer.ts';
+import { MAX_BODY_BYTES } from '../registry/http/body-limit.ts';
+import { loggedHeader } from '../registry/http/logged-header.ts';
+import { assertWithinRateLimit } from '../registry/rate-limit.ts';
+import { asProtocolError, buildServer, type HandlerExtra } from './build-server.ts';
+import type { Caller } from './call-tool.ts';
+import { connection, HTTP_MODES, resolveMode, type Connection, type Mode } from './connection.ts';
 import type { McpContentSources } from './content.ts';
 import { logMcpDenial, type DenialFacts, type McpDenialReason } from './denial-log.ts';
 import { SECURITY_HEADERS } from '../registry/http/security-headers.ts';
-import { errorResponse } from '../registry/http/error-response.ts';
-import { readBearer } from '../registry/http/bearer.ts';
-import { loggedHeader } from '../registry/http/logged-header.ts';
-import { MAX_BODY_BYTES } from '../registry/http/body-limit.ts';
 import { hostPolicy } from './dns-rebinding.ts';
-import { ToolIndex } from './tools.ts';
-import { configuredToolsets, resolveSelection, type Selection } from './toolsets.ts';
+import { readMcpPost, SharedJsonTransport, type PostError } from './json-transport.ts';
+import { ToolIndex, type ToolEntry } from './tools.ts';
+import { configuredToolsets, resolveSelection, selectionKey, type Selection } from './toolsets.ts';
 
 export const MCP_PATH = '/mcp';
 
 // The API's security headers, minus X-Robots-Tag; no-store because answers carry tenant data.
-const HEADERS: Readonly<Record<string, string>> = { ...SECURITY_HEADERS, 'Cache-Control': 'no-store' };
+// Assembled once; a response adds its request id.
+const HEADERS: Readonly<Record<string, string>> = Object.freeze({ ...SECURITY_HEADERS, 'Cache-Control': 'no-store' });
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'Content-Type': 'application/json', ...HEADERS });
 
-/** The key's principal rides in the SDK's authInfo, so handlers read the caller where the transport put it. */
-const toAuthInfo = (token: string, principal: Principal): AuthInfo => ({
+/** What the one shared Server needs to answer one HTTP request; it rides in the SDK's authInfo. */
+interface RequestScope {
+  connection: Connection;
+  caller(): Caller;
+  /** Throws RATE_LIMITED (as a JSON-RPC error) when the admission that counted this request found the window spent. */
+  charge(): void;
+}
+
+// Selections are few (mode × toolsets × read-only × variant), connections a selection per scope
+// set; the caps only guard against junk queries and many differently scoped keys.
+const MAX_SELECTIONS = 256;
+const MAX_CONNECTIONS = 1024;
+
+const toAuthInfo = (token: string, principal: Principal, scope: RequestScope): AuthInfo => ({
   token,
   clientId: principal.apiKeyId,
   scopes: principal.scopes,
-  extra: { principal },
+  extra: { principal, scope },
 });
-const principalOf = (extra: HandlerExtra): Principal | null =>
-  (extra.authInfo?.extra?.principal as Principal | undefined) ?? null;
+const scopeOf = (extra: HandlerExtra): RequestScope => {
+  const scope = extra.authInfo?.extra?.scope as RequestScope | undefined;
+  if (!scope) throw new Error('MCP request without its request scope');
+  return scope;
+};
+
+/**
+ * The path parameter a lone tools/call names (its company), so the admission that authenticates
+ * the request answers tenancy in the same round trip. Anything else: none.
+ */
+function companyOf(messages: readonly JSONRPCMessage[], tools: ReadonlyMap<string, ToolEntry> | null): string | null {
+  const [message] = messages;
+  if (messages.length !== 1 || !tools || !message || !('method' in message) || message.method !== 'tools/call') return null;
+  const params = message.params as { name?: unknown; arguments?: unknown } | undefined;
+  const entry = typeof params?.name === 'string' ? tools.get(params.name) : undefined;
+  const argument = entry?.argumentFor('params', 'companyId');
+  if (!argument || typeof params?.arguments !== 'object' || params.arguments === null) return null;
+  const companyId = (params.arguments as Record<string, unknown>)[argument];
+  return typeof companyId === 'string' ? companyId : null;
+}
 
 /**
  * `/mcp`, Streamable HTTP in stateless JSON mode on the API's own Hono server. Order: Host/Origin
  * (403) → method (405: no GET stream, no DELETE session when stateless) → bearer key (401, as
- * REST) → toolset selection (400) → one cheap Server + transport for this request.
+ * REST; its admission also counts the request and, for a lone tools/call, answers tenancy) →
+ * toolset selection (400) → the transport's own checks → one shared Server. The Server, the tool
+ * index and the validator are built once here and reused by every request.
  */
 export interface McpRouteOptions {
   /** Prompts and resources (skills, event catalogue, OpenAPI), assembled by the entry point. */
@@ -47,11 +84,65 @@ export const mcpRoutes = (options: McpRouteOptions = {}): RouteModule => (app, s
   const index = new ToolIndex(registry.operations); // compiles both variants now: a bad name fails start-up
   configuredToolsets(services.config); // likewise a bad MCP_TOOLSETS
   const policy = hostPolicy(services.config);
+  const transport = new SharedJsonTransport();
+  transport.onerror = (error) => services.logger.debug({ err: error }, 'MCP transport error');
+  const server = buildServer({
+    listChanges: false, // no dynamic mode over stateless HTTP
+    content: options.content !== undefined,
+    connection: (extra) => scopeOf(extra).connection,
+    caller: async (extra) => scopeOf(extra).caller(),
+    charge: async (extra) => scopeOf(extra).charge(),
+  });
+  // The transport's start() does nothing, so the Server is connected before the first request.
+  void server.connect(transport);
+  // A request's mode and selection from its query, resolved once per distinct query (or the error it is).
+  type Chosen = { mode: Mode; selection: Selection };
+  const choices = new Map<string, Chosen | DomainError>();
+  const choose = (query: { mode?: string; toolsets?: string; readOnly?: string; variant?: string }): Chosen | DomainError => {
+    const key = `${query.mode}|${query.toolsets}|${query.readOnly}|${query.variant}`;
+    let found = choices.get(key);
+    if (!found) {
+      try {
+        found = { selection: resolveSelection(services.config, query), mode: resolveMode(query.mode, HTTP_MODES) };
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        found = error;
+      }
+      if (choices.size >= MAX_SELECTIONS) choices.clear();
+      choices.set(key, found);
+    }
+    return found;
+  };
+  // What a request is served, per mode, selection and scope set: stateless in HTTP modes, so shared.
+  const connections = new Map<string, Connection>();
+  const served = ({ mode, selection }: Chosen, scopes: readonly string[]): Connection => {
+    const key = `${mode}|${selectionKey(selection)}|${scopes.join(',')}`;
+    let found = connections.get(key);
+    if (!found) {
+      found = connection(index, { mode, selection, scopes, content: options.content });
+      if (connections.size >= MAX_CONNECTIONS) connections.clear();
+      connections.set(key, found);
+    }
+    return found;
+  };
 
   app.all(MCP_PATH, async (c) => {
-    for (const [name, value] of Object.entries(HEADERS)) c.header(name, value);
+    const requestId = c.get('requestId');
+    const respond = (status: number, body: unknown, extra?: Record<string, string>): Response => {
+      const fixed = body === null ? HEADERS : JSON_HEADERS;
+      return new Response(body === null ? null : JSON.stringify(body), {
+        status,
+        headers: extra ? { ...fixed, 'X-Request-Id': requestId, ...extra } : { ...fixed, 'X-Request-Id': requestId },
+      });
+    };
+    const domainError = (error: DomainError, extra?: Record<string, string>): Response => {
+      const body = errorBody(error, requestId);
+      return respond(body.error.status, body, { ...errorHeaders(error.code), ...extra });
+    };
+    const protocolError = (error: PostError): Response =>
+      respond(error.status, { jsonrpc: '2.0', error: { code: error.code, message: error.message }, id: null });
     const facts = (apiKeyId: string | null): DenialFacts => ({
-      requestId: c.get('requestId'),
+      requestId,
       address: c.env?.incoming?.socket?.remoteAddress,
       userAgent: loggedHeader(c.req.header('user-agent')),
       apiKeyId,
@@ -64,62 +155,65 @@ export const mcpRoutes = (options: McpRouteOptions = {}): RouteModule => (app, s
     if (!policy.hostAllowed(host) || !policy.originAllowed(c.req.header('origin'))) {
       deny('host_or_origin');
       // A JSON-RPC error, as the SDK's own check answers: the caller is an MCP client, not a REST one.
-      return c.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Forbidden: Host or Origin header not allowed.' }, id: null }, 403);
+      return protocolError({ status: 403, code: -32000, message: 'Forbidden: Host or Origin header not allowed.' });
     }
     if (c.req.method !== 'POST') {
-      c.header('Allow', 'POST');
-      return errorResponse(c, new DomainError('METHOD_NOT_ALLOWED', { message: 'This MCP endpoint is stateless: send JSON-RPC with POST; it offers no GET stream and no sessions to DELETE.' }));
+      return domainError(
+        new DomainError('METHOD_NOT_ALLOWED', { message: 'This MCP endpoint is stateless: send JSON-RPC with POST; it offers no GET stream and no sessions to DELETE.' }),
+        { Allow: 'POST' },
+      );
     }
 
-    const bearer = readBearer(c.req.header('authorization'));
-    const token = bearer.kind === 'token' ? bearer.token : null;
-    const principal = token ? await authenticateKey(services.database.prisma, token, services.config.RATE_LIMIT_PER_MINUTE) : null;
-    if (!token || !principal) {
-      const missing = bearer.kind === 'missing';
+    const unauthenticated = (missing: boolean): Response => {
       deny(missing ? 'missing_token' : 'invalid_token');
-      return errorResponse(c, new DomainError('UNAUTHENTICATED', { message: missing ? 'Missing bearer token.' : 'The API key is invalid or revoked.' }));
-    }
+      return domainError(new DomainError('UNAUTHENTICATED', { message: missing ? 'Missing bearer token.' : 'The API key is invalid or revoked.' }));
+    };
+    const bearer = readBearer(c.req.header('authorization'));
+    if (bearer.kind !== 'token') return unauthenticated(bearer.kind === 'missing');
+    const { token } = bearer;
+
+    // Read before admitting, so a lone tools/call's company is admitted in the same round trip;
+    // any problem with the body is answered only once the key is known to be good.
+    const chosen = choose({ mode: c.req.query('mode'), toolsets: c.req.query('toolsets'), readOnly: c.req.query('read_only'), variant: c.req.query('variant') });
+    const tools = chosen instanceof DomainError || chosen.mode !== 'tools' ? null : index.tools(chosen.selection);
+    const post = await readMcpPost(c.req.raw, MAX_BODY_BYTES);
+    const admission: Admission | null = await admit(services.database.sql, { token }, {
+      companyId: post.ok ? companyOf(post.messages, tools) : null,
+      now: services.now(),
+      defaultRateLimit: services.config.RATE_LIMIT_PER_MINUTE,
+    });
+    if (!admission) return unauthenticated(false);
+    const { principal } = admission;
     c.set('principal', principal);
-
-    let selection: Selection;
-    let mode: Mode;
-    try {
-      selection = resolveSelection(services.config, { toolsets: c.req.query('toolsets'), readOnly: c.req.query('read_only'), variant: c.req.query('variant') });
-      mode = resolveMode(c.req.query('mode'), HTTP_MODES);
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      deny('validation', error, principal.apiKeyId);
-      return errorResponse(c, error);
+    if (chosen instanceof DomainError) {
+      deny('validation', chosen, principal.apiKeyId);
+      return domainError(chosen);
+    }
+    if (!post.ok) {
+      services.logger.debug({ request_id: requestId, status: post.error.status }, 'MCP transport rejected a request');
+      return protocolError(post.error);
     }
 
-    const served = connection(index, { mode, selection, scopes: principal.scopes, content: options.content });
-    const server = buildServer({
-      ...served,
-      charge: () => chargeCaller(services, principal, c.get('requestId')),
-      caller: async (extra) => ({
-        services,
-        principal: principalOf(extra),
-        requestId: c.get('requestId'),
-        onDenial: (kind, error) => deny(kind, error, principal.apiKeyId),
-      }),
-    });
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-      maxRequestBodySize: MAX_BODY_BYTES,
-    });
-    transport.onerror = (error) => services.logger.debug({ err: error, request_id: c.get('requestId') }, 'MCP transport rejected a request');
-    await server.connect(transport);
-    try {
-      // JSON mode resolves once every response is written, so closing afterwards loses nothing.
-      const response = await transport.handleRequest(c.req.raw, { authInfo: toAuthInfo(token, principal) });
-      // Hono does not merge c.header() into a Response the handler builds elsewhere: add ours here.
-      for (const [name, value] of Object.entries(HEADERS)) response.headers.set(name, value);
-      response.headers.set('X-Request-Id', c.get('requestId'));
-      return response;
-    } finally {
-      await server.close();
-    }
+    // The admission counted this request; the first tool call it carries uses it, later ones in a
+    // batch are admitted (and counted) on their own by invoke().
+    let unused: Admission | undefined = admission;
+    const scope: RequestScope = {
+      connection: served(chosen, principal.scopes),
+      charge: () => {
+        try {
+          assertWithinRateLimit(admission);
+        } catch (error) {
+          throw asProtocolError(error, requestId);
+        }
+      },
+      caller: () => {
+        const first = unused;
+        unused = undefined;
+        return { services, principal, requestId, admission: first, onDenial: (kind, error) => deny(kind, error, principal.apiKeyId) };
+      },
+    };
+    const body = await transport.dispatch(post.messages, { authInfo: toAuthInfo(token, principal, scope) });
+    return body === null ? respond(202, null) : respond(200, body);
   });
 };
 

@@ -35,12 +35,12 @@ export interface StdioOptions {
 
 /**
  * The stdio server: the same tools and pipeline as /mcp, for one local key. The key is checked at
- * start (a bad key stops the process) and again on every call, so revoking it takes effect at once.
+ * start (a bad key stops the process) and again by every request's admission, so revoking it
+ * takes effect at once.
  */
 export async function serveStdio(options: StdioOptions): Promise<Server> {
   const { services, selection } = options;
-  const authenticate = () => authenticateKey(services.database.prisma, options.apiKey, services.config.RATE_LIMIT_PER_MINUTE);
-  const principal = await authenticate();
+  const principal = await authenticateKey(services.database.prisma, options.apiKey, services.config.RATE_LIMIT_PER_MINUTE);
   if (!principal) throw new StdioAuthError('API_KEY is missing, invalid or revoked: set it to an active key (sk_test_… or sk_live_…).');
 
   const index = new ToolIndex(registry.operations);
@@ -52,16 +52,17 @@ export async function serveStdio(options: StdioOptions): Promise<Server> {
     ...(options.initialToolsets && { initialToolsets: options.initialToolsets }),
   });
   const server = buildServer({
-    ...served,
-    charge: async () => chargeCaller(services, (await authenticate()) ?? principal, newRequestId()),
+    listChanges: served.tools.listChanges,
+    content: served.content !== undefined,
+    connection: () => served,
+    charge: async () => chargeCaller(services, principal, newRequestId()),
+    // Each call's admission in invoke() checks the key again, so revoking it takes effect at once.
     caller: async () => {
       const requestId = newRequestId();
-      const current = await authenticate();
       const facts = { requestId, address: null, userAgent: null, apiKeyId: principal.apiKeyId, transport: 'stdio' as const };
-      if (!current) logMcpDenial(services.logger, facts, 'invalid_token');
       return {
         services,
-        principal: current,
+        principal,
         requestId,
         onDenial: (kind, error) => logMcpDenial(services.logger, facts, kind, error),
       };

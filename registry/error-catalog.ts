@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ERROR_CODES, type DomainError, type ErrorCode } from '../domain/kernel/errors.ts';
-import { RETRY_AFTER_SECONDS } from '../domain/ratelimit/consume.ts';
+import { RETRY_AFTER_SECONDS } from '../domain/ratelimit/window.ts';
 import { API_PREFIX } from './api-prefix.ts';
 import { MAX_BODY_TEXT } from './http/body-limit.ts';
 

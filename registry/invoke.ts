@@ -3,15 +3,16 @@ import type { OperationContext, Principal, Services } from '../domain/kernel/con
 import { withTransaction } from '../domain/kernel/context.ts';
 import { DomainError, type ErrorDetail } from '../domain/kernel/errors.ts';
 import { hasScope } from '../domain/kernel/scopes.ts';
-import { assertCompanyAccess } from '../domain/companies/access.ts';
+import { assertCompanyAccess, companyNotFound } from '../domain/companies/access.ts';
 import { appendAudit, type AuditMeta } from '../domain/audit/append.ts';
-import { consumeRateLimit } from '../domain/ratelimit/consume.ts';
+import { admit, type Admission } from '../domain/apikeys/admit.ts';
 import { abandonIdempotent, beginIdempotent, completeIdempotent } from '../domain/idempotency/records.ts';
 import type { PaginationMeta } from '../domain/kernel/pagination.ts';
 import { sha256Hex } from '../domain/kernel/crypto.ts';
 import { FLAG_VALUES, parseFlag } from '../domain/kernel/flags.ts';
 import { isPublic, isTenantScoped, isWrite, requiredScopes, type Operation } from './define-operation.ts';
 import { findUnknownFields } from './unknown-fields.ts';
+import { assertWithinRateLimit } from './rate-limit.ts';
 import { findUnstorableText } from './storable-text.ts';
 import type { BinaryBody } from '../domain/kernel/binary-body.ts';
 import { chooseMediaType, JSON_MEDIA_TYPE } from './media-types.ts';
@@ -19,18 +20,25 @@ import { chooseMediaType, JSON_MEDIA_TYPE } from './media-types.ts';
 /**
  * The one request pipeline every surface (REST, MCP) runs an operation through, so both give the
  * same answers: rate limit → scope → company membership → validation → idempotency → handler in
- * one transaction with its audit entry → output check. Validation is strict and shared: unknown
- * names, text the database cannot store and a malformed `dry_run` flag are refused here, once,
- * for every operation.
+ * one transaction with its audit entry → output check. The first three come from one admission
+ * (one database round trip), so an authenticated read costs that plus its own query. Validation
+ * is strict and shared: unknown names, text the database cannot store and a malformed `dry_run`
+ * flag are refused here, once, for every operation.
  */
 
-export type DenialKind = 'insufficient_scope' | 'membership' | 'validation';
+export type DenialKind = 'invalid_token' | 'insufficient_scope' | 'membership' | 'validation';
 
 export interface Invocation {
   services: Services;
   op: Operation;
   /** Authenticated caller; null on public operations called anonymously. */
   actor: Principal | null;
+  /**
+   * The surface's admission of this request (key, rate-limit count, tenancy of the company it
+   * asked about), when it made one while authenticating. Without it, or when it asked about
+   * another company, invoke() admits the actor's key itself — still one round trip.
+   */
+  admission?: Admission | undefined;
   requestId: string;
   /**
    * The caller's input as sent: path parameters, query parameters (REST's query string, or MCP
@@ -102,6 +110,7 @@ export async function invoke(inv: Invocation): Promise<InvocationResult> {
 
 /** Which failures count as denials to log (spec Authentication 5); others are ordinary outcomes. */
 function denialKind(error: DomainError): DenialKind | null {
+  if (error.code === 'UNAUTHENTICATED') return 'invalid_token';
   if (error.code === 'INSUFFICIENT_SCOPE') return 'insufficient_scope';
   if (error.membershipDenial) return 'membership';
   const validation: readonly string[] = ['VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'IDEMPOTENCY_KEY_REQUIRED'];
@@ -122,8 +131,13 @@ async function invokeUnlogged(inv: Invocation): Promise<InvocationResult> {
 
   if (!isPublic(op)) {
     if (!actor) throw new DomainError('UNAUTHENTICATED');
-    const decision = await consumeRateLimit(ctx.db, actor.apiKeyId, actor.rateLimitPerMinute, services.now());
-    if (!decision.allowed) throw new DomainError('RATE_LIMITED');
+    const companyId = isTenantScoped(op) ? (inv.raw.params.companyId ?? '') : null;
+    const admission =
+      inv.admission ??
+      (await admit(services.database.sql, { apiKeyId: actor.apiKeyId }, { companyId, now: services.now(), defaultRateLimit: services.config.RATE_LIMIT_PER_MINUTE }));
+    // Revoked since the caller authenticated (a long-lived stdio session).
+    if (!admission) throw new DomainError('UNAUTHENTICATED', { message: 'The API key is invalid or revoked.' });
+    assertWithinRateLimit(admission);
     const missing = requiredScopes(op).find((scope) => !hasScope(actor.scopes, scope));
     if (missing) {
       throw new DomainError('INSUFFICIENT_SCOPE', {
@@ -131,7 +145,7 @@ async function invokeUnlogged(inv: Invocation): Promise<InvocationResult> {
         requiredScope: missing,
       });
     }
-    if (isTenantScoped(op)) await assertCompanyAccess(ctx, inv.raw.params.companyId ?? '');
+    if (companyId !== null) await checkCompanyAccess(ctx, admission, companyId);
   }
 
   const body = op.input.body && inv.loadBody ? await inv.loadBody() : inv.raw.body;
@@ -164,6 +178,15 @@ async function render(ctx: OperationContext, op: Operation, mediaType: string, i
   if (!representation) throw new Error(`${op.id} has no representation ${mediaType}`);
   const binary = await representation.render(ctx, input);
   return { status: op.status, data: null, meta: {}, replayed: false, binary };
+}
+
+/** Tenancy from the admission when it asked about this company (the usual case), else one query. */
+async function checkCompanyAccess(ctx: OperationContext, admission: Admission, companyId: string): Promise<void> {
+  if (admission.company?.id === companyId) {
+    if (!admission.company.access) throw companyNotFound();
+    return;
+  }
+  await assertCompanyAccess(ctx, companyId);
 }
 
 async function runIdempotent(

@@ -1,20 +1,27 @@
 import type { Context } from 'hono';
 import type { Services } from '../domain/kernel/context.ts';
-import type { Principal } from '../domain/kernel/context.ts';
-import { authenticateKey, attributeKey } from '../domain/apikeys/keys.ts';
+import { attributeKey } from '../domain/apikeys/keys.ts';
+import { admit, type Admission } from '../domain/apikeys/admit.ts';
 import type { AppEnv } from '../registry/http/app-env.ts';
 import { readBearer } from '../registry/http/bearer.ts';
 
 
-/** Resolves the key of a protected request with the privileged identity. */
-export async function authenticate(services: Services, c: Context<AppEnv>): Promise<
-  { ok: true; principal: Principal } | { ok: false; reason: 'missing_token' | 'invalid_token' }
+/**
+ * Admits a protected request with the privileged identity: the key, its rate-limit count and
+ * (given the path's company) tenancy, in one round trip. invoke() enforces what it says.
+ */
+export async function authenticate(services: Services, c: Context<AppEnv>, companyId: string | null): Promise<
+  { ok: true; admission: Admission } | { ok: false; reason: 'missing_token' | 'invalid_token' }
 > {
   const bearer = readBearer(c.req.header('authorization'));
   if (bearer.kind === 'missing') return { ok: false, reason: 'missing_token' };
   if (bearer.kind === 'malformed') return { ok: false, reason: 'invalid_token' };
-  const principal = await authenticateKey(services.database.prisma, bearer.token, services.config.RATE_LIMIT_PER_MINUTE);
-  return principal ? { ok: true, principal } : { ok: false, reason: 'invalid_token' };
+  const admission = await admit(services.database.sql, { token: bearer.token }, {
+    companyId,
+    now: services.now(),
+    defaultRateLimit: services.config.RATE_LIMIT_PER_MINUTE,
+  });
+  return admission ? { ok: true, admission } : { ok: false, reason: 'invalid_token' };
 }
 
 /**

@@ -1,7 +1,5 @@
-import type { Context } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { BinaryBody } from '../domain/kernel/binary-body.ts';
-import type { AppEnv } from '../registry/http/app-env.ts';
+import { wrappedHeaders } from '../registry/http/security-headers.ts';
 
 /** RFC 6266 / 8187: an ASCII fallback and the exact UTF-8 name. */
 export function contentDisposition(filename: string): string {
@@ -10,13 +8,12 @@ export function contentDisposition(filename: string): string {
 }
 
 /**
- * A binary success body (spec Endpoints 9: no envelope), streamed as the producer writes it. The
- * security headers and X-Request-Id were set on the context before the handler ran, so they are
- * sent here too.
+ * A binary success body (spec Endpoints 9: no envelope), streamed as the producer writes it, with
+ * the wrapped header set every operation route answers with.
  */
-export function binaryResponse(c: Context<AppEnv>, body: BinaryBody, status: ContentfulStatusCode): Response {
-  const headers: Record<string, string> = { 'Content-Type': body.contentType };
+export function binaryResponse(requestId: string, body: BinaryBody, status: number, extra?: Readonly<Record<string, string>>): Response {
+  const headers: Record<string, string> = { ...wrappedHeaders(requestId, false, extra), 'Content-Type': body.contentType };
   if (body.filename) headers['Content-Disposition'] = contentDisposition(body.filename);
   if (body.length !== undefined) headers['Content-Length'] = String(body.length);
-  return c.body(body.stream, status, headers);
+  return new Response(body.stream, { status, headers });
 }

@@ -1,43 +1,59 @@
 import type { Context, Hono } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Services } from '../domain/kernel/context.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
+import type { Admission } from '../domain/apikeys/admit.ts';
 import { invoke } from '../registry/invoke.ts';
-import { isPublic, type Operation } from '../registry/define-operation.ts';
+import { isPublic, isTenantScoped, type Operation } from '../registry/define-operation.ts';
 import { attributePublic, authenticate } from './auth.ts';
 import { logDenial } from './denial-log.ts';
 import { envelope } from '../registry/http/envelope.ts';
-import { errorResponse } from '../registry/http/error-response.ts';
+import { wrappedErrorResponse } from '../registry/http/error-response.ts';
 import { readJsonBody } from './read-body.ts';
-import { securityHeaders } from '../registry/http/security-headers.ts';
+import { wrappedHeaders, wrappedJson } from '../registry/http/security-headers.ts';
+import { newRequestId } from '../registry/request-id.ts';
 import type { AppEnv } from '../registry/http/app-env.ts';
 import { binaryResponse } from './binary-response.ts';
 
 /** `/companies/{companyId}` → `/companies/:companyId` */
 export const toHonoPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
 
+const REPLAYED: Readonly<Record<string, string>> = Object.freeze({ 'Idempotent-Replayed': 'true' });
+const VARY: Readonly<Record<string, string>> = Object.freeze({ Vary: 'Accept' });
+const REPLAYED_VARY: Readonly<Record<string, string>> = Object.freeze({ ...REPLAYED, ...VARY });
+
 /** Query parameters as sent: a repeated name keeps every value, so the schema refuses it rather than one being picked. */
 function queryOf(c: Context<AppEnv>): Record<string, string | string[]> {
   return Object.fromEntries(Object.entries(c.req.queries()).map(([name, values]) => [name, values.length === 1 ? (values[0] as string) : values]));
 }
 
-/** Turns one registry entry into a Hono route running the shared pipeline. */
+/**
+ * Turns one registry entry into a Hono route running the shared pipeline. The handler is the
+ * whole chain of an API request: it assigns the request id, admits the key (one round trip:
+ * key, rate-limit count, tenancy of the path's company) and answers with the frozen wrapped
+ * header set, never through `c.header()` (see registry/http/security-headers.ts).
+ */
 export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operation): void {
+  const tenantScoped = isTenantScoped(op);
+  const takesBody = op.input.body !== undefined;
   const handler = async (c: Context<AppEnv>): Promise<Response> => {
+    const requestId = newRequestId();
+    c.set('requestId', requestId);
     try {
       let principal = null;
+      let admission: Admission | undefined;
       if (isPublic(op)) {
         // Attribution only: the key id goes into this request's log lines, never into authority.
         c.set('attributedApiKeyId', (await attributePublic(services, c))?.apiKeyId ?? null);
       } else {
-        const auth = await authenticate(services, c);
+        const auth = await authenticate(services, c, tenantScoped ? (c.req.param('companyId') ?? '') : null);
         if (!auth.ok) {
           logDenial(services, c, auth.reason);
           throw new DomainError('UNAUTHENTICATED', {
             message: auth.reason === 'missing_token' ? 'Missing bearer token.' : 'The API key is invalid or revoked.',
           });
         }
-        principal = auth.principal;
+        admission = auth.admission;
+        principal = admission.principal;
       }
       c.set('principal', principal);
 
@@ -45,23 +61,23 @@ export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operat
         services,
         op,
         actor: principal,
-        requestId: c.get('requestId'),
+        admission,
+        requestId,
         raw: { params: c.req.param() as Record<string, string>, query: queryOf(c) },
-        loadBody: () => readJsonBody(c),
+        ...(takesBody && { loadBody: () => readJsonBody(c) }),
         idempotencyKey: c.req.header('idempotency-key'),
         accept: c.req.header('accept'),
         onDenial: (kind, error) => logDenial(services, c, kind, error),
       });
-      if (result.replayed) c.header('Idempotent-Replayed', 'true');
       // The answer depends on Accept wherever there is more than one representation (caches must know).
-      if (op.produces?.length) c.header('Vary', 'Accept');
-      if (result.binary) return binaryResponse(c, result.binary, result.status as ContentfulStatusCode);
-      if (result.status === 204) return c.body(null, 204);
-      return c.json(envelope(result.data, c.get('requestId'), result.meta), result.status as ContentfulStatusCode);
+      const extra = op.produces?.length ? (result.replayed ? REPLAYED_VARY : VARY) : result.replayed ? REPLAYED : undefined;
+      if (result.binary) return binaryResponse(requestId, result.binary, result.status, extra);
+      if (result.status === 204) return new Response(null, { status: 204, headers: wrappedHeaders(requestId, false, extra) });
+      return wrappedJson(requestId, result.status, envelope(result.data, requestId, result.meta), extra);
     } catch (error) {
-      if (error instanceof DomainError) return errorResponse(c, error);
+      if (error instanceof DomainError) return wrappedErrorResponse(requestId, error);
       throw error;
     }
   };
-  app.on(op.method, toHonoPath(op.path), securityHeaders({ robotsTag: true }), handler);
+  app.on(op.method, toHonoPath(op.path), handler);
 }

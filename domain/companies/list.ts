@@ -1,5 +1,5 @@
 import type { OperationContext } from '../kernel/context.ts';
-import { requireScope } from '../kernel/context.ts';
+import { readRows, requireScope } from '../kernel/context.ts';
 import { decodeCursor, encodeCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery } from '../kernel/pagination.ts';
 import type { CompanyListItem } from './schemas.ts';
 
@@ -29,7 +29,8 @@ export async function listCompanies(
 ): Promise<{ companies: CompanyListItem[]; pagination: PaginationMeta }> {
   const actor = requireScope(ctx, 'companies:read');
   const after = decodeCursor(LIST_NAME, query.cursor);
-  const rows = await ctx.db.$queryRawUnsafe<Row[]>(
+  const rows = await readRows<Row>(
+    ctx,
     `SELECT c.id, c.name, c.org_number, c.entity_type, c.livemode, c.created_at, c.updated_at,
             m.id AS membership_id, m.role, ${keysetTimestampSql('m.joined_at')} AS joined_at
        FROM memberships m
@@ -41,12 +42,7 @@ export async function listCompanies(
         AND ($4::timestamptz IS NULL OR (m.joined_at, m.id) > ($4::timestamptz, $5::uuid))
       ORDER BY m.joined_at, m.id
       LIMIT $6`,
-    actor.userId,
-    actor.mode === 'live',
-    actor.companyId,
-    after?.at ?? null,
-    after?.id ?? null,
-    query.limit + 1,
+    [actor.userId, actor.mode === 'live', actor.companyId, after?.at ?? null, after?.id ?? null, query.limit + 1],
   );
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);

@@ -3,9 +3,12 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
+import type { SqlDriverAdapterFactory } from '@prisma/client/runtime/client';
 import { basename } from 'node:path';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { PrismaClient, type Prisma } from './generated/client.ts';
+import { observeStatements, type StatementListener } from './statement-log.ts';
+import { createPgPool, PARSERS, pgliteSql, pgSql, type SqlClient } from './sql.ts';
 
 /** A client that can run queries: the root client or an open interactive transaction. */
 export type Db = PrismaClient | Prisma.TransactionClient;
@@ -21,6 +24,8 @@ export { Prisma as PrismaSql } from './generated/client.ts';
 export interface Database {
   readonly kind: 'pglite' | 'postgres';
   readonly prisma: PrismaClient;
+  /** The same privileged identity through the bare driver: the request path's hot statements. */
+  readonly sql: SqlClient;
   asAnon<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /** The embedded engine, when there is one (the migrator and tests use it directly). */
   readonly pglite?: PGlite;
@@ -43,38 +48,55 @@ export interface OpenDatabaseOptions {
   poolSize?: number;
   /** How this process is named to a second one refused the embedded data directory, e.g. `npm start`. */
   processName?: string;
+  /** Told every statement the privileged client sends (tests count round trips with it). */
+  onStatement?: StatementListener | undefined;
+}
+
+/**
+ * Production behaviour whatever NODE_ENV says: with any other error format Prisma captures a
+ * call-site stack (`new Error()`) on every query, about 15 % of a read's CPU. Our errors reach
+ * callers through the error catalogue, never as Prisma's rendered messages.
+ */
+function privilegedClient(adapter: SqlDriverAdapterFactory, onStatement: StatementListener | undefined): PrismaClient {
+  return new PrismaClient({ adapter: onStatement ? observeStatements(adapter, onStatement) : adapter, errorFormat: 'minimal' });
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
-  return openPglite(options.dataDir, options.processName ?? `node ${basename(process.argv[1] ?? 'process')}`);
+  return openPglite(options.dataDir, options.processName ?? `node ${basename(process.argv[1] ?? 'process')}`, options.onStatement);
 }
 
 function openPostgres(url: string, options: OpenDatabaseOptions): Database {
   if (!options.anonDatabaseUrl) throw new Error('anonDatabaseUrl is required with a PostgreSQL databaseUrl');
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: options.poolSize ?? 10 }) });
-  const anon = new PrismaClient({ adapter: new PrismaPg({ connectionString: options.anonDatabaseUrl, max: 4 }) });
+  // One pool for both: Prisma and the bare driver share the privileged connections.
+  const pool = createPgPool(url, options.poolSize ?? 10);
+  const prisma = privilegedClient(new PrismaPg(pool), options.onStatement);
+  const anon = new PrismaClient({ adapter: new PrismaPg({ connectionString: options.anonDatabaseUrl, max: 4 }), errorFormat: 'minimal' });
   return {
     kind: 'postgres',
     prisma,
+    sql: pgSql(pool, options.onStatement),
     asAnon: (fn) => fn(anon),
     close: async () => {
       await Promise.all([prisma.$disconnect(), anon.$disconnect()]);
+      await pool.end();
     },
   };
 }
 
-async function openPglite(dataDir: string, processName: string): Promise<Database> {
+async function openPglite(dataDir: string, processName: string, onStatement: StatementListener | undefined): Promise<Database> {
   let pglite: PGlite;
   let lock: DataDirLock | undefined;
+  // The bare driver's parsers (sql.ts), set once; Prisma's adapter passes its own with each query.
+  const options = { parsers: { ...PARSERS } };
   if (dataDir === 'memory') {
-    pglite = new PGlite();
+    pglite = new PGlite(options);
   } else {
     const dir = join(dataDir, 'pglite');
     mkdirSync(dir, { recursive: true });
     // Before PGlite touches the files: a second process must never open them (DataDirLockedError).
     lock = lockDataDir(dataDir, processName);
-    pglite = new PGlite(dir);
+    pglite = new PGlite(dir, options);
   }
   try {
     await pglite.waitReady;
@@ -82,10 +104,11 @@ async function openPglite(dataDir: string, processName: string): Promise<Databas
     lock?.release();
     throw error;
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  const prisma = privilegedClient(new PrismaPGlite(pglite), onStatement);
   return {
     kind: 'pglite',
     prisma,
+    sql: pgliteSql(pglite, onStatement),
     pglite,
     ...(lock && { lock }),
     // PGlite has one connection, so the anonymous identity is a role switch scoped to a transaction.

@@ -15,6 +15,8 @@ export interface EmittedEvent {
 /**
  * Writes an event and one pending delivery per active webhook of the company subscribed to its
  * type, in the caller's transaction (an outbox): a rolled-back write leaves neither behind.
+ * One statement: the company's mode, the event, its deliveries and the workers' wake-up (sent
+ * at commit) — every write that emits pays one round trip for it, not four.
  */
 export async function emitEvent(
   ctx: OperationContext,
@@ -26,22 +28,32 @@ export async function emitEvent(
   // Our own payloads must match the published schema; a mismatch is a bug, so fail loudly.
   const checked = EVENT_CATALOG[type].object.parse(object);
   return withTransaction(ctx, async (tx) => {
-    const company = await tx.db.company.findUniqueOrThrow({ where: { id: companyId }, select: { livemode: true } });
     const eventId = randomUUID();
     const createdAt = tx.services.now();
-    const payload = buildEventPayload({ eventId, type, companyId, livemode: company.livemode, object: checked, previousAttributes, createdAt });
-    await tx.db.event.create({
-      // Prisma's JSON input type cannot see that `unknown` object fields are JSON; the object was parsed above.
-      data: { id: eventId, companyId, type, apiVersion: API_VERSION, livemode: company.livemode, payload: payload as object, createdAt },
-    });
-    const deliveries = await tx.db.$executeRaw`
-      INSERT INTO webhook_deliveries (webhook_id, company_id, event_id, event_type, payload, next_attempt_at)
-      SELECT w.id, w.company_id, ${eventId}::uuid, ${type}, ${JSON.stringify(payload)}::jsonb, ${createdAt}
-        FROM webhooks w
-       WHERE w.company_id = ${companyId}::uuid AND w.event_type = ${type} AND w.disabled_at IS NULL`;
-    if (deliveries > 0) await tx.db.$executeRaw`SELECT pg_notify(${DELIVERY_CHANNEL}, '')`;
+    // livemode is the company's, set in SQL from the row the statement reads.
+    const payload = buildEventPayload({ eventId, type, companyId, livemode: false, object: checked, previousAttributes, createdAt });
+    const [row] = await tx.db.$queryRaw<{ livemode: boolean | null; deliveries: number }[]>`
+      WITH company AS (SELECT livemode FROM companies WHERE id = ${companyId}::uuid),
+      event AS (
+        INSERT INTO events (id, company_id, type, api_version, livemode, payload, created_at)
+        SELECT ${eventId}::uuid, ${companyId}::uuid, ${type}, ${API_VERSION}, c.livemode,
+               jsonb_set(${JSON.stringify(payload)}::jsonb, '{livemode}', to_jsonb(c.livemode)), ${createdAt}
+          FROM company c
+        RETURNING payload
+      ),
+      queued AS (
+        INSERT INTO webhook_deliveries (webhook_id, company_id, event_id, event_type, payload, next_attempt_at)
+        SELECT w.id, w.company_id, ${eventId}::uuid, ${type}, e.payload, ${createdAt}
+          FROM webhooks w CROSS JOIN event e
+         WHERE w.company_id = ${companyId}::uuid AND w.event_type = ${type} AND w.disabled_at IS NULL
+        RETURNING 1
+      )
+      SELECT (SELECT livemode FROM company) AS livemode,
+             (SELECT count(*)::int FROM queued) AS deliveries,
+             (SELECT count(*)::int FROM (SELECT pg_notify(${DELIVERY_CHANNEL}, '') FROM (SELECT 1 FROM queued LIMIT 1) q) n) AS notified`;
+    if (row?.livemode === null || row?.livemode === undefined) throw new Error(`emitEvent: no company ${companyId}`);
     ctx.emitted?.push(type);
-    return { eventId, deliveries };
+    return { eventId, deliveries: row.deliveries };
   });
 }
 

@@ -1,7 +1,8 @@
+import { PrismaSql } from '../db/client.ts';
 import type { Delivery, Webhook } from './schemas.ts';
 import type { EventType } from '../kernel/events.ts';
 
-interface WebhookRow {
+export interface WebhookRow {
   id: string;
   companyId: string;
   eventType: string;
@@ -15,6 +16,13 @@ interface WebhookRow {
   createdAt: Date;
   updatedAt: Date;
 }
+
+/** A raw statement's RETURNING list that reads as a WebhookRow (what Prisma's model API returns). */
+export const WEBHOOK_COLUMNS = PrismaSql.raw(
+  `id::text AS id, company_id::text AS "companyId", event_type AS "eventType", webhook_url AS "webhookUrl", name, description,
+   created_by_api_key_id::text AS "createdByApiKeyId", api_version_pinned AS "apiVersionPinned", disabled_at AS "disabledAt",
+   disabled_reason AS "disabledReason", created_at AS "createdAt", updated_at AS "updatedAt"`,
+);
 
 export const toWebhook = (row: WebhookRow): Webhook => ({
   id: row.id,

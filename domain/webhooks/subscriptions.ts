@@ -4,7 +4,7 @@ import { DomainError } from '../kernel/errors.ts';
 import { isPayrollEventType, PAYROLL_SCOPE } from '../kernel/events.ts';
 import { API_VERSION } from '../kernel/version.ts';
 import { emitEvent } from '../events/emit.ts';
-import { toWebhook } from './mappers.ts';
+import { toWebhook, WEBHOOK_COLUMNS, type WebhookRow } from './mappers.ts';
 import { DRY_RUN_SECRET, generateWebhookSecret } from './secrets.ts';
 import { assertSafeWebhookUrl } from './url-check.ts';
 import {
@@ -48,30 +48,25 @@ export async function createWebhook(ctx: OperationContext, companyId: string, bo
   requirePayrollScopeFor(ctx, body.event_type);
   await assertSafeWebhookUrl(ctx, body.webhook_url);
   return withTransaction(ctx, async (tx) => {
-    // Lock the company row so concurrent creates cannot both slip under the limit.
+    // Lock the company row so concurrent creates cannot both slip under the limit; the insert
+    // then counts in its own statement (a fresh snapshot, after the lock) and inserts only under
+    // the limit — no separate count before the write.
     await tx.db.$queryRaw`SELECT id FROM companies WHERE id = ${companyId}::uuid FOR UPDATE`;
-    if ((await tx.db.webhook.count({ where: { companyId } })) >= MAX_WEBHOOKS_PER_COMPANY) {
+    const secret = generateWebhookSecret();
+    const now = tx.services.now();
+    const [row] = await tx.db.$queryRaw<WebhookRow[]>`
+      INSERT INTO webhooks (company_id, event_type, webhook_url, name, description, secret_encrypted,
+                            created_by_api_key_id, api_version_pinned, created_at, updated_at)
+      SELECT ${companyId}::uuid, ${body.event_type}, ${body.webhook_url}, ${body.name}, ${body.description},
+             ${tx.services.secretBox.encrypt(secret)}, ${actor.apiKeyId}::uuid, ${API_VERSION}, ${now}, ${now}
+       WHERE (SELECT count(*) FROM webhooks WHERE company_id = ${companyId}::uuid) < ${MAX_WEBHOOKS_PER_COMPANY}
+      RETURNING ${WEBHOOK_COLUMNS}`;
+    if (!row) {
       throw new DomainError('VALIDATION_ERROR', {
         message: `A company can have at most ${MAX_WEBHOOKS_PER_COMPANY} webhooks; delete one first.`,
         details: [{ path: 'body', message: 'webhook limit reached' }],
       });
     }
-    const secret = generateWebhookSecret();
-    const now = tx.services.now();
-    const row = await tx.db.webhook.create({
-      data: {
-        companyId,
-        eventType: body.event_type,
-        webhookUrl: body.webhook_url,
-        name: body.name,
-        description: body.description,
-        secretEncrypted: tx.services.secretBox.encrypt(secret),
-        createdByApiKeyId: actor.apiKeyId,
-        apiVersionPinned: API_VERSION,
-        createdAt: now,
-        updatedAt: now,
-      },
-    });
     return { ...toWebhook(row), secret: tx.dryRun ? DRY_RUN_SECRET : secret };
   });
 }
@@ -105,11 +100,15 @@ export async function updateWebhook(ctx: OperationContext, companyId: string, id
   });
 }
 
-/** Deletes the subscription; its deliveries stay as the audit trail, with webhook_id null. */
+/**
+ * Deletes the subscription; its deliveries stay as the audit trail, with webhook_id null. One
+ * conditional DELETE scoped to (id, company): nothing deleted means not found (another company's
+ * webhook included), and of two concurrent deletes the second simply finds nothing.
+ */
 export async function deleteWebhook(ctx: OperationContext, companyId: string, id: string): Promise<void> {
   requireScope(ctx, 'webhooks:manage');
   await withTransaction(ctx, async (tx) => {
-    const current = await findWebhook(tx, companyId, id);
-    await tx.db.webhook.delete({ where: { id: current.id } });
+    const { count } = await tx.db.webhook.deleteMany({ where: { id, companyId } });
+    if (count === 0) throw webhookNotFound();
   });
 }

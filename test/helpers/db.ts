@@ -89,6 +89,8 @@ export interface TestServiceOptions {
   config?: Record<string, string | undefined>;
   now?: () => Date;
   resolver?: Resolver;
+  /** Told every statement the privileged identity sends (round-trip counting). */
+  onStatement?: (sql: string) => void;
 }
 
 /**
@@ -118,6 +120,7 @@ export async function createTestServices(target: DbTarget, options: TestServiceO
       memory: true,
       resolver: options.resolver ?? testResolver,
       ...(options.now && { now: options.now }),
+      ...(options.onStatement && { onStatement: options.onStatement }),
     });
     return { services, logs, config, close: () => services.database.close() };
   }
@@ -127,6 +130,7 @@ export async function createTestServices(target: DbTarget, options: TestServiceO
     logger: logs.logger,
     resolver: options.resolver ?? testResolver,
     ...(options.now && { now: options.now }),
+    ...(options.onStatement && { onStatement: options.onStatement }),
   });
   return {
     services,

@@ -25,12 +25,16 @@ describe.each(DB_TARGETS)('least-privilege identity and migrations (%s)', (targe
   });
   afterAll(async () => t?.close());
 
-  it.each(['api_keys', 'users', 'companies', 'memberships', 'idempotency_records', 'audit_log', 'rate_limit_windows'])(
+  it.each(['api_keys', 'users', 'companies', 'memberships', 'idempotency_records', 'audit_log', 'rate_limit_counters'])(
     'denies api_anon reading %s with SQLSTATE 42501',
     async (table) => {
       expect(await anonError(t, `SELECT * FROM ${table} LIMIT 1`)).toBe('42501');
     },
   );
+
+  it('denies api_anon the request admission function (it counts and reveals tenancy)', async () => {
+    expect(await anonError(t, `SELECT * FROM admit_request(NULL, gen_random_uuid(), NULL, now())`)).toBe('42501');
+  });
 
   it('lets api_anon resolve a key digest only through the attribution function', async () => {
     const key = await t.services.database.prisma.apiKey.findFirstOrThrow();

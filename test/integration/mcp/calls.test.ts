@@ -167,14 +167,14 @@ describe.each(DB_TARGETS)('MCP tools/call: the same pipeline and the same data a
     expect(after.body.data.companies[0].name).toBe('Idempotent AB');
   });
 
-  it('counts tool calls, initialize and tools/list against the key\'s REST rate limit', async () => {
-    const limited = await makeKey(t.services.database.prisma, tenant.userId, { rateLimitPerMinute: 4 });
-    const client = await connect(limited.key); // initialize: 1
-    expect((await client.listTools()).tools.length).toBeGreaterThan(0); // 2
-    expect((await call(app, 'GET', '/api/v1/companies', { key: limited.key })).status).toBe(200); // 3
-    expect((await client.callTool({ name: 'companies.list', arguments: {} })).isError).toBeFalsy(); // 4
-    const fifth = await client.callTool({ name: 'companies.list', arguments: {} });
-    expect(firstJson(fifth).error).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
+  it('counts every MCP request, tool call or not, against the key\'s REST rate limit', async () => {
+    const limited = await makeKey(t.services.database.prisma, tenant.userId, { rateLimitPerMinute: 5 });
+    const client = await connect(limited.key); // initialize and the initialized notification: 2
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0); // 3
+    expect((await call(app, 'GET', '/api/v1/companies', { key: limited.key })).status).toBe(200); // 4
+    expect((await client.callTool({ name: 'companies.list', arguments: {} })).isError).toBeFalsy(); // 5
+    const sixth = await client.callTool({ name: 'companies.list', arguments: {} });
+    expect(firstJson(sixth).error).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
     // A list has no tool result to carry the error: a JSON-RPC error with the catalogue body as data.
     await expect(client.listTools()).rejects.toMatchObject({ data: { code: 'RATE_LIMITED', status: 429, recovery_hint: expect.any(String) } });
     await expect(connect(limited.key)).rejects.toThrow(/RATE_LIMITED|Too many requests/);

@@ -119,7 +119,9 @@ describe.each(DB_TARGETS)('facts stated once (%s)', (target) => {
         body: op.input.body?.parse(op.examples.body),
       };
       // Bypassing the pipeline (as the dispatcher or a future surface might): the domain still says no.
-      const outcome = await (op.handler ?? (() => Promise.reject(new Error(`${op.id} has no handler`))))(ctx, input).then(
+      // An operation answering only in bytes (exportSie) is its representation's render.
+      const run = op.handler ?? op.produces?.[0]?.render ?? (() => Promise.reject(new Error(`${op.id} has no handler`)));
+      const outcome = await Promise.resolve(run(ctx, input)).then(
         () => null,
         (error: unknown) => error,
       );

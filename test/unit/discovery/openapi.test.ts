@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { registry } from '../../../registry/index.ts';
-import { isPublic, isTenantScoped, isWrite, requiredScope } from '../../../registry/define-operation.ts';
+import { isPublic, isTenantScoped, isWrite, requiredScope, requiredScopes } from '../../../registry/define-operation.ts';
 import { ERROR_CATALOG, ErrorBody } from '../../../registry/error-catalog.ts';
 import { EVENT_TYPES, EventEnvelope } from '../../../domain/kernel/events.ts';
 import { API_VERSION } from '../../../domain/kernel/version.ts';
@@ -33,7 +33,7 @@ describe('OpenAPI document', () => {
     expect(operation.operationId).toBe(op.id);
     expect(operation.tags).toEqual([op.group]);
     expect(operation.summary).toBe(op.summary);
-    expect(operation.security).toEqual(isPublic(op) ? [] : [{ bearerAuth: [requiredScope(op)] }]);
+    expect(operation.security).toEqual(isPublic(op) ? [] : [{ bearerAuth: requiredScopes(op) }]);
     expect(operation['x-action-risk']).toBe(op.risk);
     expect(operation['x-idempotent']).toBe(op.idempotent);
     expect(operation['x-reversible']).toBe(op.reversible);

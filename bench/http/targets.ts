@@ -1,0 +1,152 @@
+/**
+ * The HTTP servers the REST and MCP benchmarks load, each serving the same answer so their
+ * throughput can be compared in one run:
+ * - `bare-hono`: Hono alone, a constant envelope (the ceiling for any Hono handler here);
+ * - `middleware`: the same constant answered the way every API response is (rest/: a fresh
+ *   request id, the frozen wrapped header set) — the middleware chain the issue compares;
+ * - `chain`: our whole app (routing, admission-free public pipeline, validation, output check,
+ *   envelope) on an operation that touches no database;
+ * - `raw-pg` / `raw-pglite`: a minimal Hono handler doing the read's work with the raw driver
+ *   (find the key by digest, list the caller's companies; no rate limit, no validation);
+ * - `raw-pg-counted`: the same plus the exact rate-limit count in the key lookup's statement, to
+ *   show what counting every request costs the database by itself;
+ * - `app-pg` / `app-pglite`: the real app (REST and MCP) with a real key.
+ */
+import { createHash } from 'node:crypto';
+import { Hono } from 'hono';
+import pg from 'pg';
+import type { PGlite } from '@electric-sql/pglite';
+import { z } from 'zod';
+import { API_VERSION } from '../../domain/kernel/version.ts';
+import type { Services } from '../../domain/kernel/context.ts';
+import { buildRegistry } from '../../registry/build-registry.ts';
+import { defineOperation } from '../../registry/define-operation.ts';
+import { createApp } from '../../rest/app.ts';
+import { API_PREFIX } from '../../registry/api-prefix.ts';
+import { buildApp } from '../../cli/build-app.ts';
+import { newRequestId } from '../../registry/request-id.ts';
+import { wrappedJson } from '../../registry/http/security-headers.ts';
+
+export const READ_PATH = `${API_PREFIX}/companies`;
+export const CHAIN_PATH = `${API_PREFIX}/bench/ping`;
+
+const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
+
+/** The read both baselines perform, in the app's own SQL shape (one page of the caller's companies). */
+const LIST_SQL = `
+  SELECT c.id, c.name, c.org_number, c.entity_type, c.livemode, c.created_at, c.updated_at,
+         m.id AS membership_id, m.role, to_char(m.joined_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS joined_at
+    FROM memberships m JOIN companies c ON c.id = m.company_id
+   WHERE m.user_id = $1::uuid AND c.archived_at IS NULL AND c.livemode = $2 AND ($3::uuid IS NULL OR c.id = $3::uuid)
+   ORDER BY m.joined_at, m.id
+   LIMIT 51`;
+const KEY_SQL = 'SELECT id, user_id, company_id, mode FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL';
+const COUNTED_KEY_SQL = `
+  WITH k AS (SELECT id, user_id, company_id, mode FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL),
+       c AS (UPDATE rate_limit_counters SET count = count + 1 WHERE api_key_id = (SELECT id FROM k) RETURNING count)
+  SELECT k.*, c.count FROM k LEFT JOIN c ON true`;
+
+interface KeyRow {
+  id: string;
+  user_id: string;
+  company_id: string | null;
+  mode: string;
+}
+interface CompanyRow {
+  id: string;
+  name: string;
+  org_number: string;
+  entity_type: string;
+  livemode: boolean;
+  created_at: Date;
+  updated_at: Date;
+  membership_id: string;
+  role: string;
+  joined_at: string;
+}
+
+type Query = <T>(sql: string, params: unknown[]) => Promise<T[]>;
+
+/** The raw baseline: two queries and a JSON answer, nothing else. */
+function rawApp(query: Query, keySql = KEY_SQL): Hono {
+  const app = new Hono();
+  let n = 0;
+  app.get(READ_PATH, async (c) => {
+    const token = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
+    if (!token) return c.json({ error: 'unauthenticated' }, 401);
+    const [key] = await query<KeyRow>(keySql, [createHash('sha256').update(token).digest('hex')]);
+    if (!key) return c.json({ error: 'unauthenticated' }, 401);
+    const rows = await query<CompanyRow>(LIST_SQL, [key.user_id, key.mode === 'live', key.company_id]);
+    const page = rows.slice(0, 50);
+    return c.json({
+      data: {
+        companies: page.map((row) => ({
+        id: row.id,
+        name: row.name,
+        org_number: row.org_number,
+        entity_type: row.entity_type,
+        livemode: row.livemode,
+        created_at: row.created_at.toISOString(),
+        updated_at: row.updated_at.toISOString(),
+          membership: { id: row.membership_id, role: row.role, joined_at: row.joined_at },
+        })),
+      },
+      meta: { request_id: `req_${(n++).toString(36)}`, api_version: API_VERSION, pagination: { has_more: false, next_cursor: null } },
+    });
+  });
+  return app;
+}
+
+export const rawPgApp = (url: string, counted = false): Hono => {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  return rawApp(async <T>(sql: string, params: unknown[]) => (await pool.query(sql, params)).rows as T[], counted ? COUNTED_KEY_SQL : KEY_SQL);
+};
+
+export const rawPgliteApp = (pglite: PGlite): Hono =>
+  rawApp(async <T>(sql: string, params: unknown[]) => (await pglite.query<T>(sql, params)).rows);
+
+const PING = { ok: true, service: 'accounting-platform' };
+
+export function bareHonoApp(): Hono {
+  const app = new Hono();
+  let n = 0;
+  app.get(CHAIN_PATH, (c) => c.json({ data: PING, meta: { request_id: `req_${(n++).toString(36)}`, api_version: API_VERSION } }));
+  return app;
+}
+
+/** The constant answered with our request id and frozen headers (rest/request-id.ts, rest/security-headers.ts). */
+export function middlewareApp(): Hono {
+  const app = new Hono();
+  app.get(CHAIN_PATH, () => {
+    const requestId = newRequestId();
+    return wrappedJson(requestId, 200, { data: PING, meta: { request_id: requestId, api_version: API_VERSION } });
+  });
+  return app;
+}
+
+/** A public operation that needs no database: the app's whole chain around a constant answer. */
+const benchPing = defineOperation({
+  id: 'benchPing',
+  group: 'platform',
+  method: 'GET',
+  path: '/bench/ping',
+  summary: 'Benchmark ping',
+  description: 'Answers a constant; used only by the chain benchmark.',
+  auth: { public: true },
+  risk: 'L0',
+  idempotent: true,
+  reversible: true,
+  dryRun: false,
+  idempotencyKey: 'none',
+  sideEffects: ['none'],
+  input: {},
+  output: z.object({ ok: z.boolean(), service: z.string() }),
+  status: 200,
+  examples: { response: PING },
+  surfaces: ['api'],
+  database: 'none',
+  handler: async () => ({ data: PING }),
+});
+
+export const chainApp = (services: Services) => createApp(services, buildRegistry([benchPing]));
+export const fullApp = (services: Services) => buildApp(services);

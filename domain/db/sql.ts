@@ -1,0 +1,83 @@
+import type { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import type { StatementListener } from './statement-log.ts';
+
+/**
+ * The database driver without Prisma, for the statements on every request's path (admission,
+ * plain reads): Prisma's client pipeline cost about 60 µs of CPU per statement here, more than the
+ * driver and the database together. Writes and transactions stay with Prisma (`ctx.db`).
+ */
+export interface SqlClient {
+  /**
+   * Runs one statement outside any transaction and returns its rows as objects. `text` is a
+   * constant (values go in `params`): on PostgreSQL it becomes a prepared statement.
+   */
+  query<T>(text: string, params?: readonly unknown[]): Promise<T[]>;
+}
+
+/**
+ * Both engines parse these alike (their defaults differ): int8 as bigint, as Prisma returns it
+ * (money is öre in bigint); date as its 'YYYY-MM-DD' text, never a Date shifted by a time zone;
+ * numeric as text, never a float. Other types keep the drivers' common parsing (timestamptz →
+ * Date, json → value, arrays → arrays).
+ */
+export const PARSERS: Readonly<Record<number, (text: string) => unknown>> = {
+  20: (text) => BigInt(text), // int8
+  1082: (text) => text, // date
+  1700: (text) => text, // numeric
+};
+
+/**
+ * The privileged pool, shared by Prisma's adapter (which passes its own parsers with every query)
+ * and pgSql() (which uses these, set once on the pool: a per-query config object is cloned by pg
+ * on every call).
+ */
+export function createPgPool(connectionString: string, max: number): pg.Pool {
+  const types = {
+    getTypeParser: (oid: number, format?: string) =>
+      PARSERS[oid] ?? (pg.types.getTypeParser as (oid: number, format?: string) => (value: string) => unknown)(oid, format),
+  };
+  return new pg.Pool({ connectionString, max, types: types as pg.CustomTypesConfig });
+}
+
+// The request path sends a handful of distinct statements; anything beyond this is unprepared.
+const MAX_PREPARED = 200;
+
+/**
+ * Every statement is prepared once per connection (named), so PostgreSQL parses and plans it once
+ * instead of on every request: for the companies list that more than doubled what the database
+ * could serve. Texts must therefore be constants with $n parameters, never values spliced in.
+ */
+export function pgSql(pool: pg.Pool, onStatement?: StatementListener): SqlClient {
+  const names = new Map<string, string>();
+  const nameOf = (text: string): string | undefined => {
+    let name = names.get(text);
+    if (name === undefined && names.size < MAX_PREPARED) {
+      name = `sql_${names.size}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+  return {
+    async query<T>(text: string, params: readonly unknown[] = []) {
+      onStatement?.(text);
+      const name = nameOf(text);
+      const result = name ? await pool.query({ name, text, values: params as unknown[] }) : await pool.query(text, params as unknown[]);
+      return result.rows as T[];
+    },
+  };
+}
+
+/**
+ * PGlite's query waits while a Prisma transaction holds its one connection, so it never runs
+ * inside one. The PGlite instance is opened with PARSERS (client.ts): passed per query, PGlite
+ * copies its whole parser table into a new object on every call.
+ */
+export function pgliteSql(pglite: PGlite, onStatement?: StatementListener): SqlClient {
+  return {
+    async query<T>(text: string, params: readonly unknown[] = []) {
+      onStatement?.(text);
+      return (await pglite.query<T>(text, params as unknown[])).rows;
+    },
+  };
+}
