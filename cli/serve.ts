@@ -1,5 +1,6 @@
 import { createServices } from '../domain/bootstrap.ts';
-import { seedDemo } from '../domain/users/seed.ts';
+import { DEMO_EMAIL, seedDemo } from '../domain/users/seed.ts';
+import { defaultPublicBaseUrl } from '../domain/kernel/config.ts';
 import { listen } from '../rest/server.ts';
 import { configFromEnvironment, startupStep } from './load-config.ts';
 import { buildApp } from './build-app.ts';
@@ -8,7 +9,7 @@ import { gracefulShutdown } from './shutdown.ts';
 import { startOperationRunner } from '../domain/operations/start.ts';
 
 const config = configFromEnvironment();
-const services = await startupStep(() => createServices(config, { processName: 'npm start' }));
+const services = await startupStep(() => createServices(config, { processName: 'npm start', stdoutIsTerminal: process.stdout.isTTY === true }));
 // Built before seeding, so a setting the app refuses stops start-up before any key is printed.
 const app = await startupStep(async () => buildApp(services));
 
@@ -21,8 +22,9 @@ if (config.embedded || config.SEED_DEMO) {
         '',
         'Created a demo user, a sandbox company and a test API key (shown only now; keep it):',
         `  ${demo.key}`,
+        `  demo user ${demo.userId} (${DEMO_EMAIL}), company ${demo.companyId}`,
         'Try:',
-        `  curl -s -H "Authorization: Bearer ${demo.key}" http://localhost:${config.PORT}/api/v1/companies`,
+        `  curl -s -H "Authorization: Bearer ${demo.key}" ${config.PUBLIC_BASE_URL}/api/v1/companies`,
         '',
       ].join('\n') + '\n',
     );
@@ -30,7 +32,9 @@ if (config.embedded || config.SEED_DEMO) {
 }
 
 const { server, port } = await startupStep(() => listen(app, config.PORT, config.HOST), { port: config.PORT, host: config.HOST });
-services.logger.info({ port, host: config.HOST, database: services.database.kind }, 'listening');
+// The URL to open: PUBLIC_BASE_URL (by default HOST and PORT); with PORT=0 the port picked only now.
+const url = config.PORT === 0 ? defaultPublicBaseUrl(config.HOST, port) : config.PUBLIC_BASE_URL;
+services.logger.info({ url, port, host: config.HOST, database: services.database.kind }, `listening on ${url} (API reference: ${url}/docs)`);
 // A second process refused the embedded data directory is told where this server answers instead.
 services.database.lock?.update({ url: localUrl(config.HOST, port) });
 

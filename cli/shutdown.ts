@@ -44,7 +44,7 @@ export function gracefulShutdown({ server, worker, operations, services, graceMs
       await Promise.all([closed, worker?.stop(), operations?.stop()]);
       clearTimeout(timer);
       await services.database.close();
-      services.logger.info({ signal, in_flight_at_signal: waitingFor, forced }, 'shut down');
+      services.logger.info({ event: 'shutdown', signal, in_flight_at_signal: waitingFor, forced, uptime_s: Math.round(process.uptime()) }, `shut down (${signal})`);
       process.exit(0);
     } catch (error) {
       services.logger.error({ err: error, signal }, 'shutdown failed');

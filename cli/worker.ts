@@ -9,15 +9,18 @@ if (config.embedded) {
   process.stderr.write('npm run worker needs DATABASE_URL (PostgreSQL); with the embedded database, npm start delivers webhooks itself.\n');
   process.exit(1);
 }
-const services = await startupStep(() => createServices(config, { migrate: false, processName: 'npm run worker' }));
+const services = await startupStep(() => createServices(config, { migrate: false, processName: 'npm run worker', stdoutIsTerminal: process.stdout.isTTY === true }));
 const worker = startWorker(services);
 const operations = startOperationRunner(services);
 services.logger.info({ batch: config.WORKER_BATCH_SIZE, pid: process.pid }, 'delivery worker started');
 
-const shutdown = (): void => {
+const shutdown = (signal: NodeJS.Signals): void => {
   void Promise.all([worker.stop(), operations.stop()])
     .then(() => services.database.close())
-    .finally(() => process.exit(0));
+    .finally(() => {
+      services.logger.info({ event: 'shutdown', signal, delivered: worker.totals.delivered, failed: worker.totals.failed, dead: worker.totals.dead }, `worker stopped (${signal})`);
+      process.exit(0);
+    });
 };
 process.once('SIGINT', shutdown);
 process.once('SIGTERM', shutdown);

@@ -1,3 +1,4 @@
+import { ERROR_DOCS_PATH } from '../registry/error-catalog.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
 
 /** Where the discovery surface serves each document, relative to PUBLIC_BASE_URL. */
@@ -14,6 +15,8 @@ export const DISCOVERY_PATHS = {
   agentSkillsDir: '/.well-known/agent-skills',
   /** The interactive reference (HTML) and the generated Markdown reference. */
   docsPage: '/docs',
+  /** Every error code's cause and fix; the target of each error's docs_url. */
+  errorsPage: ERROR_DOCS_PATH,
   docsAssets: '/docs/assets',
   referenceDocs: '/docs/reference',
   mcp: '/mcp',

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { Hono } from 'hono';
 import { Scalar } from '@scalar/hono-api-reference';
 import { DISCOVERY_PATHS } from './discovery-paths.ts';
+import { API_PREFIX } from '../registry/api-prefix.ts';
 
 /**
  * The interactive API reference at /docs: @scalar/hono-api-reference renders the page, and the
@@ -34,6 +35,17 @@ export function loadScalarBundle(): ScalarBundle | null {
   return { path: `${DISCOVERY_PATHS.docsAssets}/scalar-${hash}.js`, body };
 }
 
+/** Where Scalar's bootstrap starts its configuration object; PAGE_ORIGIN is inserted right after it. */
+const BOOTSTRAP = "Scalar.createApiReference('#app', {";
+/** Relative servers are resolved against this at run time: the page's own origin, never a Host header. */
+const PAGE_ORIGIN = '"baseServerURL": window.location.origin,';
+
+function withPageOrigin(html: string): string {
+  // Fail loudly if a Scalar upgrade changes its bootstrap: /docs must not silently lose "Test request".
+  if (!html.includes(BOOTSTRAP)) throw new Error(`the Scalar page no longer contains ${BOOTSTRAP}`);
+  return html.replace(BOOTSTRAP, `${BOOTSTRAP}\n        ${PAGE_ORIGIN}`);
+}
+
 export interface DocsPage {
   html: string;
   contentSecurityPolicy: string;
@@ -50,14 +62,18 @@ export async function renderDocsPage(bundlePath: string): Promise<DocsPage> {
       cdn: bundlePath,
       // Fonts would come from Scalar's font CDN; the system fonts need no network.
       withDefaultFonts: false,
-      // No in-page request client: it would have people paste live API keys into a web page, and
-      // it can route requests through Scalar's proxy, which the page's CSP refuses anyway.
+      // No stand-alone request client button: it would have people paste live API keys into a web
+      // page, and it can route requests through Scalar's proxy, which the page's CSP refuses anyway.
       hideClientButton: true,
+      // "Test request" goes to the API on the origin the page was opened at (made absolute by
+      // PAGE_ORIGIN below): localhost and 127.0.0.1 are different origins, and a request to the
+      // other one would be cross-origin, refused by the page's `connect-src 'self'`.
+      servers: [{ url: API_PREFIX, description: 'This server (the origin this page was opened at)' }],
       // Every group open, so the operation list is visible without clicking.
       defaultOpenAllTags: true,
     }),
   );
-  const html = await (await renderer.request('/')).text();
+  const html = withPageOrigin(await (await renderer.request('/')).text());
   const inlineScripts = [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((match) => match[1] ?? '');
   const hashes = inlineScripts.map((script) => `'sha256-${createHash('sha256').update(script, 'utf8').digest('base64')}'`);
   const contentSecurityPolicy = [

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { DomainError, type ErrorCode } from '../domain/kernel/errors.ts';
 import { API_VERSION } from '../domain/kernel/version.ts';
+import { defaultPublicBaseUrl } from '../domain/kernel/config.ts';
 import { eventExample } from '../domain/events/catalog.ts';
 import { errorBody, type ErrorBody } from '../registry/error-catalog.ts';
 import type { AuditMeta } from '../domain/audit/append.ts';
@@ -56,15 +57,21 @@ function sampleAudit(op: DescribedOperation, data: unknown): AuditMeta {
   };
 }
 
+/**
+ * The base URL in examples that have no configured one (the committed reference docs): what a
+ * fresh `npm start` with default settings serves at.
+ */
+export const SAMPLE_BASE_URL = defaultPublicBaseUrl('127.0.0.1', 3000);
+
 /** The error body a code produces, through the same builder the API uses. */
-export function errorExample(code: ErrorCode): ErrorBody {
+export function errorExample(code: ErrorCode, publicBaseUrl: string): ErrorBody {
   const extra =
     code === 'INSUFFICIENT_SCOPE'
       ? { requiredScope: 'webhooks:manage' }
       : code === 'VALIDATION_ERROR'
         ? { message: 'body.name: Too small: expected string to have >=1 characters', details: [{ path: 'body.name', message: 'Too small: expected string to have >=1 characters' }] }
         : {};
-  return errorBody(new DomainError(code, extra), SAMPLE_REQUEST_ID);
+  return errorBody(new DomainError(code, extra), SAMPLE_REQUEST_ID, publicBaseUrl);
 }
 
 /** A delivered event as the receiver gets it (DESIGN.md §6 "event payload"); the catalogue builds it. */

@@ -77,5 +77,5 @@ export const EVENTS_TAG = {
   name: 'event-types',
   title: 'Event types',
   description:
-    'Webhook event deliveries: what the service POSTs to a subscribed webhook_url, signed with X-Service-Signature.',
+    'Webhook event deliveries: what the service POSTs to each webhook_url subscribed to the event type, signed with X-Service-Signature (verify it before trusting the body).',
 } as const;

@@ -1,7 +1,15 @@
+import { errorsByStatus } from '../registry/errors-of.ts';
 import { isDeepStrictEqual } from 'node:util';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { API_VERSION } from '../domain/kernel/version.ts';
-import { EVENT_CATALOG, EVENT_TYPES, eventEnvelopeSchemaFor, type EventType } from '../domain/kernel/events.ts';
+import { EVENT_CATALOG, EVENT_TYPES, EventType, eventEnvelopeSchemaFor } from '../domain/kernel/events.ts';
+import { Event } from '../domain/events/schemas.ts';
+import { Company } from '../domain/companies/schemas.ts';
+import { CreatedWebhook, Delivery, DeliveryAttempt, Webhook } from '../domain/webhooks/schemas.ts';
+import { PaginationMeta } from '../domain/kernel/pagination.ts';
+import { AuditMeta } from '../domain/audit/append.ts';
+import { CapabilityRecord } from '../domain/capabilities/record.ts';
+import { shareParameters, shareSchemas, type NamedSchema } from './openapi-components.ts';
 import { ERROR_CODES, type ErrorCode } from '../domain/kernel/errors.ts';
 import { ERROR_CATALOG, ErrorBody } from '../registry/error-catalog.ts';
 import { IDEMPOTENCY_KEY_CHARS, IDEMPOTENCY_KEY_MAX } from '../registry/invoke.ts';
@@ -12,7 +20,6 @@ import { EVENTS_TAG, groupInfo, groupsInUse } from './groups.ts';
 import { objectProperties, toJsonSchema, type JsonSchema, type SchemaIo } from './json-schema.ts';
 import {
   API_PREFIX,
-  errorsByStatus,
   isPublic,
   isWrite,
   requestContentType,
@@ -31,9 +38,20 @@ export type OpenApiDocument = JsonSchema & { openapi: '3.1.0'; paths: Record<str
 export interface OpenApiOptions {
   /** PUBLIC_BASE_URL: the configured canonical origin, never a request's Host header. */
   publicBaseUrl: string;
+  /**
+   * Shared shapes as components with `$ref` (the default). `false` writes every schema, response
+   * and parameter inline: the same content, about three times the size (the size test compares them).
+   */
+  share?: boolean;
 }
 
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+/** `journal_entry.committed` → `JournalEntryCommitted`. */
+const pascalCase = (text: string): string => text.replace(/(^|[._])([a-z])/g, (_match, _sep: string, letter: string) => letter.toUpperCase());
+const once = <T>(build: () => T): (() => T) => {
+  let value: { built: T } | undefined;
+  return () => (value ??= { built: build() }).built;
+};
 const BEARER = 'bearerAuth';
 
 const HEADERS = {
@@ -52,8 +70,21 @@ const headerRefs = (...names: (keyof typeof HEADERS)[]): JsonSchema =>
 /** Collects named schemas from every conversion, refusing two different schemas under one name. */
 class Components {
   readonly schemas: Record<string, JsonSchema> = {};
+  readonly responses: Record<string, JsonSchema> = {};
+  readonly parameters: Record<string, JsonSchema> = {};
   /** Error codes some response refers to; only those get an example component. */
   readonly errorCodes = new Set<ErrorCode>();
+
+  constructor(readonly share: boolean) {}
+
+  /** A response or parameter used by many operations: one component and a `$ref` when sharing. */
+  shared(kind: 'responses' | 'parameters', name: string, object: JsonSchema): JsonSchema {
+    if (!this.share) return object;
+    const existing = this[kind][name];
+    if (existing && !isDeepStrictEqual(existing, object)) throw new Error(`OpenAPI: two different ${kind} are both named ${name}`);
+    this[kind][name] = object;
+    return { $ref: `#/components/${kind}/${name}` };
+  }
 
   convert(schema: z.ZodType, io: SchemaIo, nameHint: string): JsonSchema {
     const converted = toJsonSchema(schema, io, nameHint);
@@ -69,7 +100,8 @@ class Components {
 }
 
 export function buildOpenApiDocument(operations: readonly DescribedOperation[], options: OpenApiOptions): OpenApiDocument {
-  const components = new Components();
+  const share = options.share ?? true;
+  const components = new Components(share);
   components.add('Error', components.convert(ErrorBody, 'output', 'Error'));
   components.add('ResponseMeta', components.convert(ResponseMeta, 'output', 'ResponseMeta'));
 
@@ -79,8 +111,9 @@ export function buildOpenApiDocument(operations: readonly DescribedOperation[], 
     item[op.method.toLowerCase()] = operationObject(op, components);
   }
 
+  const webhooks = Object.fromEntries(EVENT_TYPES.map((type) => [type, { post: eventOperation(type, components) }]));
   const tags = groupsInUse(operations).map((group) => ({ name: group, 'x-displayName': groupInfo(group).title, description: groupInfo(group).description }));
-  return {
+  const document: OpenApiDocument = {
     openapi: '3.1.0',
     info: {
       title: 'Accounting Service API',
@@ -93,7 +126,7 @@ export function buildOpenApiDocument(operations: readonly DescribedOperation[], 
     security: [{ [BEARER]: [] }],
     tags: [...tags, { name: EVENTS_TAG.name, 'x-displayName': EVENTS_TAG.title, description: EVENTS_TAG.description }],
     paths,
-    webhooks: Object.fromEntries(EVENT_TYPES.map((type) => [type, { post: eventOperation(type, components) }])),
+    webhooks,
     components: {
       securitySchemes: {
         [BEARER]: {
@@ -105,11 +138,58 @@ export function buildOpenApiDocument(operations: readonly DescribedOperation[], 
         },
       },
       headers: HEADERS,
+      ...(share && { parameters: components.parameters, responses: components.responses }),
       schemas: components.schemas,
-      examples: errorExampleComponents(components.errorCodes),
+      examples: errorExampleComponents(components.errorCodes, options.publicBaseUrl),
     },
   };
+  return share ? (shareParameters(shareSchemas(document, namedSchemas())) as OpenApiDocument) : document;
 }
+
+/**
+ * The shapes the document names (rule 1 of shareSchemas): the envelope's parts, the resources,
+ * each event type's payload and object, and the primitives every resource repeats.
+ */
+const namedSchemas = once((): NamedSchema[] => {
+  const named: [string, z.ZodType][] = [
+    ['Uuid', z.uuid()],
+    ['DateTime', z.iso.datetime()],
+    ['Date', z.iso.date()],
+    ['Integer', z.number().int()],
+    ['PaginationMeta', PaginationMeta],
+    ['AuditMeta', AuditMeta],
+    ['EventType', EventType],
+    ['Company', Company],
+    ['Webhook', Webhook],
+    ['CreatedWebhook', CreatedWebhook],
+    ['Delivery', Delivery],
+    ['DeliveryAttempt', DeliveryAttempt],
+    ['Event', Event],
+    ['CapabilityRecord', CapabilityRecord],
+  ];
+  const entries = named.map(([name, schema]) => ({ name, schema: toJsonSchema(schema, 'output', name).schema }));
+  const taken = new Set(entries.map((entry) => entry.name));
+  for (const type of EVENT_TYPES) {
+    const family = pascalCase(type.split('.')[0] as string);
+    // An event's object is its resource's public schema: named after it, unless a different shape has that name.
+    const objectName = taken.has(family) ? `${family}Object` : family;
+    const envelope = toJsonSchema(eventEnvelopeSchemaFor(type), 'output', type).schema as { properties: Record<string, JsonSchema & { properties: Record<string, JsonSchema> }> };
+    entries.push(
+      { name: objectName, schema: toJsonSchema(EVENT_CATALOG[type].object, 'output', family).schema },
+      // The parts every event type's envelope repeats.
+      { name: `${family}EventData`, schema: envelope.properties.data! },
+      { name: 'EventId', schema: envelope.properties.id! },
+      { name: 'PreviousAttributes', schema: envelope.properties.data!.properties.previous_attributes! },
+    );
+  }
+  // One name per shape: types of a family share their object and data schemas, so keep the first name.
+  const seen = new Set<string>();
+  return entries
+    .filter((entry) => {
+      const key = JSON.stringify(entry.schema);
+      return seen.has(key) ? false : (seen.add(key), true);
+    });
+});
 
 const INFO_DESCRIPTION = [
   'A multi-company bookkeeping service. Authenticate with `Authorization: Bearer <API_KEY>`; a `test` key reaches sandbox companies only, a `live` key live ones.',
@@ -158,24 +238,25 @@ function parameters(op: DescribedOperation, components: Components): JsonSchema[
   add('path', op.input.params);
   add('query', op.input.query);
   if (op.dryRun) {
-    result.push({
+    result.push(components.shared('parameters', 'DryRun', {
       name: 'dry_run',
       in: 'query',
       required: false,
       description: 'With `true`, run every check and return the would-be result with `meta.dry_run: true`; nothing is written.',
       schema: { type: 'boolean', default: false },
-    });
+    }));
   }
   if (op.idempotencyKey !== 'none') {
-    result.push({
+    const required = op.idempotencyKey === 'required';
+    result.push(components.shared('parameters', required ? 'IdempotencyKeyRequired' : 'IdempotencyKey', {
       name: 'Idempotency-Key',
       in: 'header',
-      required: op.idempotencyKey === 'required',
+      required,
       description:
         'A unique key (e.g. a UUID) per logical request, kept 24 hours. Retrying with the same key replays the stored result; the same key with another body answers 422.',
       schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX, pattern: IDEMPOTENCY_KEY_CHARS },
       example: '3b9f6a52-0c7e-4d1b-9f2a-6c8e1d4b7a90',
-    });
+    }));
   }
   return result;
 }
@@ -227,11 +308,12 @@ function errorResponses(op: DescribedOperation, components: Components): JsonSch
       ...(codes.includes('RATE_LIMITED') ? (['Retry-After'] as const) : []),
       ...(codes.includes('UNAUTHENTICATED') ? (['WWW-Authenticate'] as const) : []),
     );
-    responses[String(status)] = {
+    // The same codes always make the same response, so each combination is one component.
+    responses[String(status)] = components.shared('responses', codes.map((code) => pascalCase(code.toLowerCase())).join('Or'), {
       description: codes.map((code) => `${code}: ${ERROR_CATALOG[code].message}`).join(' '),
       headers,
       content: { 'application/json': { schema: ref('Error'), examples: errorExamples(codes) } },
-    };
+    });
   }
   return responses;
 }
@@ -240,45 +322,57 @@ function errorResponses(op: DescribedOperation, components: Components): JsonSch
 const errorExamples = (codes: ErrorCode[]): JsonSchema =>
   Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${code}` }]));
 
-const errorExampleComponents = (used: ReadonlySet<ErrorCode>): JsonSchema =>
+const errorExampleComponents = (used: ReadonlySet<ErrorCode>, publicBaseUrl: string): JsonSchema =>
   Object.fromEntries(
-    ERROR_CODES.filter((code) => used.has(code)).map((code) => [code, { summary: ERROR_CATALOG[code].recoveryHint, value: errorExample(code) }]),
+    ERROR_CODES.filter((code) => used.has(code)).map((code) => [code, { value: errorExample(code, publicBaseUrl) }]),
   );
+
+/**
+ * A type's payload schema. Shared: the general Event (every field, closed) narrowed by the type's
+ * own `type` and `data` — the same constraint as the type's full envelope, which the inline
+ * document spells out, without repeating the five fields every type has.
+ */
+function eventSchema(type: EventType, components: Components): JsonSchema {
+  const envelope = components.convert(eventEnvelopeSchemaFor(type), 'output', `${pascalCase(type)}Event`);
+  if (!components.share) return envelope;
+  components.add('Event', components.convert(Event, 'output', 'Event'));
+  const properties = envelope.properties as Record<string, JsonSchema>;
+  return { allOf: [{ $ref: `#/components/schemas/Event` }], properties: { type: properties.type, data: properties.data } };
+}
 
 /** One webhook per event type: what we POST to a subscriber, and what its answers mean. */
 function eventOperation(type: EventType, components: Components): JsonSchema {
   const entry = EVENT_CATALOG[type];
-  const name = type.replace(/(^|[._])([a-z])/g, (_match, _sep: string, letter: string) => letter.toUpperCase());
+  const name = pascalCase(type);
   return {
     operationId: `receive${name}Event`,
     tags: [EVENTS_TAG.name],
     summary: type,
     description:
-      `${entry.description} Delivered to webhooks subscribed to \`${type}\`` +
-      `${entry.payroll ? ' whose key also holds payroll:read' : ''}. Verify ${SIGNATURE_HEADER} before trusting the body.`,
+      `${entry.description}${entry.payroll ? ' Subscribing to it needs payroll:read as well.' : ''}`,
     security: [],
     parameters: [
-      {
+      components.shared('parameters', 'Signature', {
         name: SIGNATURE_HEADER,
         in: 'header',
         required: true,
-        description: '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the webhook secret>`.',
+        description: '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the webhook secret>`. Verify it before trusting the body.',
         schema: { type: 'string', pattern: '^t=\\d+,v1=[0-9a-f]{64}' },
         example: 't=1795341600,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd',
-      },
+      }),
     ],
     requestBody: {
       required: true,
       content: {
         'application/json': {
-          schema: components.convert(eventEnvelopeSchemaFor(type), 'output', `${name}Event`),
+          schema: eventSchema(type, components),
           example: eventExample(type),
         },
       },
     },
     responses: {
-      '200': { description: 'Any 2xx answer acknowledges the delivery.' },
-      '410': { description: 'Gone: the webhook is disabled and receives no further deliveries.' },
+      '200': components.shared('responses', 'EventAcknowledged', { description: 'Any 2xx answer acknowledges the delivery.' }),
+      '410': components.shared('responses', 'EventReceiverGone', { description: 'Gone: the webhook is disabled and receives no further deliveries.' }),
     },
   };
 }

@@ -1,5 +1,3 @@
-import type { ErrorCode } from '../domain/kernel/errors.ts';
-import { ERROR_CATALOG } from '../registry/error-catalog.ts';
 import { isPublic, isTenantScoped, isWrite, requiredScope, requiredScopes, type Operation } from '../registry/define-operation.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
 import { offeredMediaTypes } from '../registry/media-types.ts';
@@ -44,40 +42,5 @@ export const responseMediaTypes = (op: DescribedOperation): string[] => offeredM
 export const answersJson = (op: DescribedOperation): boolean => op.output !== null;
 
 export const hasInput = (op: DescribedOperation): boolean => Boolean(op.input.params || op.input.query || op.input.body);
-
-/**
- * The error codes an operation can answer with, derived from its traits the same way the
- * pipeline (registry/invoke.ts, rest/) produces them, ordered by status.
- */
-export function possibleErrors(op: DescribedOperation): ErrorCode[] {
-  const codes: ErrorCode[] = [];
-  const authenticated = !isPublic(op);
-  const jsonBody = requestContentType(op) === 'application/json';
-  // Bad params, query or body, a malformed Idempotency-Key, or `?dry_run=true` on an operation
-  // without dry runs: the pipeline refuses that on every operation, so every one can answer 400.
-  codes.push('VALIDATION_ERROR');
-  if (op.idempotencyKey === 'required') codes.push('IDEMPOTENCY_KEY_REQUIRED');
-  if (authenticated) codes.push('UNAUTHENTICATED');
-  if (requiredScope(op)) codes.push('INSUFFICIENT_SCOPE');
-  // Non-members get the same 404 as an unknown company (DESIGN.md §6); path ids can be unknown.
-  if (isTenantScoped(op) || pathParamNames(op).length > 0) codes.push('NOT_FOUND');
-  if (takesIdempotencyKey(op)) codes.push('IDEMPOTENCY_IN_PROGRESS', 'IDEMPOTENCY_KEY_REUSED');
-  if (jsonBody) codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
-  // Operations with binary representations negotiate on Accept (registry/media-types.ts).
-  if ((op.produces?.length ?? 0) > 0) codes.push('NOT_ACCEPTABLE');
-  if (authenticated) codes.push('RATE_LIMITED');
-  codes.push('INTERNAL_ERROR');
-  return codes.sort((a, b) => ERROR_CATALOG[a].status - ERROR_CATALOG[b].status);
-}
-
-/** Error codes grouped by HTTP status, for one OpenAPI response per status. */
-export function errorsByStatus(op: DescribedOperation): Map<number, ErrorCode[]> {
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of possibleErrors(op)) {
-    const status = ERROR_CATALOG[code].status;
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
-  }
-  return byStatus;
-}
 
 export { API_PREFIX, isPublic, isTenantScoped, isWrite, requiredScope, requiredScopes };

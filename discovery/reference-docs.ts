@@ -1,3 +1,4 @@
+import { errorsOf } from '../registry/errors-of.ts';
 import { API_VERSION } from '../domain/kernel/version.ts';
 import { EVENT_CATALOG, EVENT_TYPES, PAYROLL_SCOPE, type EventType } from '../domain/kernel/events.ts';
 import { ERROR_CODES } from '../domain/kernel/errors.ts';
@@ -6,14 +7,13 @@ import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER } from '../domain/webhooks/
 import type { Group } from '../registry/define-operation.ts';
 import { capabilityIdOf } from '../registry/capabilities.ts';
 import { CLI_EXIT_TEXT, CLI_NAME } from '../registry/cli-command.ts';
-import { errorExample, eventExample, requestBodyExample, responseExample } from './examples.ts';
+import { SAMPLE_BASE_URL, errorExample, eventExample, requestBodyExample, responseExample } from './examples.ts';
 import { cliExample, curlExample } from './command-examples.ts';
 import { EVENTS_TAG, groupInfo, groupsInUse } from './groups.ts';
 import { describeType, objectProperties, resolveRef, toJsonSchema, type JsonSchema } from './json-schema.ts';
 import {
   fullPath,
   isPublic,
-  possibleErrors,
   requestContentType,
   requiredScope,
   responseMediaTypes,
@@ -172,7 +172,7 @@ function renderOperation(op: DescribedOperation): string {
     '### Errors',
     table(
       ['Status', 'Code', 'What to do'],
-      possibleErrors(op).map((code) => [String(ERROR_CATALOG[code].status), `[${code}](${ERRORS_DOC}#${code.toLowerCase()})`, ERROR_CATALOG[code].recoveryHint]),
+      errorsOf(op).map((code) => [String(ERROR_CATALOG[code].status), `[${code}](${ERRORS_DOC}#${code.toLowerCase()})`, ERROR_CATALOG[code].recoveryHint]),
     ),
   );
   return blocks.join('\n\n');
@@ -211,7 +211,7 @@ function renderErrors(): string {
   return page(
     '# Errors',
     'Every failure answers with the same envelope; `recovery_hint` says what to do next and `docs_url` links to the entry below.',
-    json(errorExample('NOT_FOUND')),
+    json(errorExample('NOT_FOUND', SAMPLE_BASE_URL)),
     ...ERROR_CODES.map((code) => {
       const entry = ERROR_CATALOG[code];
       return [
@@ -219,10 +219,12 @@ function renderErrors(): string {
         '',
         `Status \`${entry.status}\`. ${entry.message}`,
         '',
+        `**Cause:** ${entry.cause}`,
+        '',
         `**What to do:** ${entry.recoveryHint}`,
         ...(entry.validAlternatives.length > 0 ? ['', `Valid alternatives: ${entry.validAlternatives.map((v) => `\`${v}\``).join(', ')}.`] : []),
         '',
-        `Docs URL: ${docsUrlFor(code)}`,
+        `Docs URL: \`${docsUrlFor(code, '<PUBLIC_BASE_URL>')}\` (served by the API itself).`,
       ].join('\n');
     }),
   );

@@ -9,6 +9,7 @@ import { securityHeaders } from '../registry/http/security-headers.ts';
 import type { AppEnv } from '../registry/http/app-env.ts';
 import { DISCOVERY_PATHS } from './discovery-paths.ts';
 import { loadScalarBundle, renderDocsPage } from './docs-page.ts';
+import { renderErrorsPage } from './errors-page.ts';
 import { renderLlmsTxt } from './llms-txt.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { renderReferenceDocs } from './reference-docs.ts';
@@ -52,6 +53,7 @@ export function createDiscoveryRoutes(options: DiscoveryOptions = {}): RouteModu
     const referenceDocs = once(() => renderReferenceDocs(operations));
     const capabilities = once(() => localCapabilities(operations));
     const bundle = once(loadScalarBundle);
+    const errorsPage = once(() => renderErrorsPage(operations, base));
     const docsPage = once(() => renderDocsPage(bundle()?.path ?? `${DISCOVERY_PATHS.docsAssets}/scalar-not-installed.js`));
 
     // Public discovery files: the API's security headers without X-Robots-Tag (spec Authentication 9).
@@ -62,8 +64,9 @@ export function createDiscoveryRoutes(options: DiscoveryOptions = {}): RouteModu
       c.header('Access-Control-Allow-Origin', '*');
       return c.body(body, 200, { 'Content-Type': contentType });
     };
-    const notFound = (c: Context<AppEnv>, what: string): Response =>
-      errorResponse(c, new DomainError('NOT_FOUND', { message: `No such ${what}.` }));
+    // An unknown file under a known folder is an unknown route: the answer names what exists there.
+    const notFound = (c: Context<AppEnv>, what: string, available: Iterable<string> = []): Response =>
+      errorResponse(c, new DomainError('ROUTE_NOT_FOUND', { message: `No such ${what}.`, validAlternatives: [...available] }), base);
 
     app.get(DISCOVERY_PATHS.openapi, publicHeaders, (c) => send(c, openApiJson(), JSON_TYPE));
     app.get(DISCOVERY_PATHS.llmsTxt, publicHeaders, (c) => send(c, llmsTxt(), TEXT_TYPE));
@@ -72,13 +75,17 @@ export function createDiscoveryRoutes(options: DiscoveryOptions = {}): RouteModu
     app.get(DISCOVERY_PATHS.agentSkillsIndex, publicHeaders, (c) => send(c, skillsV2(), JSON_TYPE));
     for (const dir of [DISCOVERY_PATHS.skillsDir, DISCOVERY_PATHS.agentSkillsDir]) {
       app.get(`${dir}/:name/:file`, publicHeaders, (c) => {
-        const content = skills().find((skill) => skill.name === c.req.param('name'))?.files.get(c.req.param('file'));
-        return content === undefined ? notFound(c, 'skill file') : send(c, content, MARKDOWN_TYPE);
+        const skill = skills().find((candidate) => candidate.name === c.req.param('name'));
+        const content = skill?.files.get(c.req.param('file'));
+        if (content !== undefined) return send(c, content, MARKDOWN_TYPE);
+        const available = skill ? [...skill.files.keys()].map((file) => `${dir}/${skill.name}/${file}`) : skills().map((s) => `${dir}/${s.name}/`);
+        return notFound(c, 'skill file', available);
       });
     }
     app.get(`${DISCOVERY_PATHS.referenceDocs}/:file`, publicHeaders, (c) => {
       const content = referenceDocs().get(c.req.param('file'));
-      return content === undefined ? notFound(c, 'reference page') : send(c, content, MARKDOWN_TYPE);
+      if (content !== undefined) return send(c, content, MARKDOWN_TYPE);
+      return notFound(c, 'reference page', [...referenceDocs().keys()].map((file) => `${DISCOVERY_PATHS.referenceDocs}/${file}`));
     });
 
     // Each capability record's docsPath resolves here (by any id the lookup accepts).
@@ -96,6 +103,12 @@ export function createDiscoveryRoutes(options: DiscoveryOptions = {}): RouteModu
       c.header('Content-Security-Policy', page.contentSecurityPolicy);
       return c.html(page.html);
     });
+    app.get(DISCOVERY_PATHS.errorsPage, publicHeaders, (c) => {
+      const page = errorsPage();
+      c.header('Content-Security-Policy', page.contentSecurityPolicy);
+      c.header('Cache-Control', DISCOVERY_CACHE);
+      return c.html(page.html);
+    });
     app.get(`${DISCOVERY_PATHS.docsAssets}/:file`, publicHeaders, (c) => {
       const asset = bundle();
       if (!asset || c.req.path !== asset.path) return notFound(c, 'asset');
@@ -107,9 +120,9 @@ export function createDiscoveryRoutes(options: DiscoveryOptions = {}): RouteModu
     // Wrong methods on these paths answer 405 with Allow, as registry routes do.
     const methodNotAllowed = (c: Context<AppEnv>): Response => {
       c.header('Allow', 'GET');
-      return errorResponse(c, new DomainError('METHOD_NOT_ALLOWED', { message: 'Use GET on this path.' }));
+      return errorResponse(c, new DomainError('METHOD_NOT_ALLOWED', { message: 'Use GET on this path.' }), base);
     };
-    for (const path of [DISCOVERY_PATHS.openapi, DISCOVERY_PATHS.llmsTxt, DISCOVERY_PATHS.securityTxt, DISCOVERY_PATHS.skillsIndex, DISCOVERY_PATHS.agentSkillsIndex, DISCOVERY_PATHS.docsPage]) {
+    for (const path of [DISCOVERY_PATHS.openapi, DISCOVERY_PATHS.llmsTxt, DISCOVERY_PATHS.securityTxt, DISCOVERY_PATHS.skillsIndex, DISCOVERY_PATHS.agentSkillsIndex, DISCOVERY_PATHS.docsPage, DISCOVERY_PATHS.errorsPage]) {
       app.on(['POST', 'PUT', 'PATCH', 'DELETE'], path, publicHeaders, methodNotAllowed);
     }
   };

@@ -1,3 +1,4 @@
+import { errorsOf } from '../registry/errors-of.ts';
 import { createHash } from 'node:crypto';
 import type { ErrorCode } from '../domain/kernel/errors.ts';
 import { ERROR_CATALOG } from '../registry/error-catalog.ts';
@@ -14,7 +15,6 @@ import {
   isPaginated,
   isPublic,
   isTenantScoped,
-  possibleErrors,
   requiredScope,
   takesIdempotencyKey,
   type DescribedOperation,
@@ -162,7 +162,7 @@ const SIGNATURES = [
 ].join('\n');
 
 function renderRecovery(ops: readonly DescribedOperation[]): string {
-  const codes = [...new Set(ops.flatMap(possibleErrors))].sort((a, b) => ERROR_CATALOG[a].status - ERROR_CATALOG[b].status) as ErrorCode[];
+  const codes = [...new Set(ops.flatMap(errorsOf))].sort((a, b) => ERROR_CATALOG[a].status - ERROR_CATALOG[b].status) as ErrorCode[];
   return [
     '## When a call fails',
     '',

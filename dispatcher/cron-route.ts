@@ -35,7 +35,7 @@ export function cronRoute(options: { sender?: Sender } = {}) {
     const sender = options.sender ?? senderFor(services);
     app.post(CRON_PATH, async (c) => {
       if (!authorised(c.req.header('authorization'), secret)) {
-        return errorResponse(c, new DomainError('UNAUTHENTICATED', { message: 'Invalid cron secret.' }));
+        return errorResponse(c, new DomainError('UNAUTHENTICATED', { message: 'Invalid cron secret.' }), services.config.PUBLIC_BASE_URL);
       }
       const summary = await tick(services, sender);
       services.logger.info({ ...summary }, 'cron dispatch tick');

@@ -4,6 +4,7 @@ import { decideOutcome, type AttemptResult } from './outcome.ts';
 import { disableWebhooks, recordOutcomes, type AttemptRecord, type WebhookDisable } from './record.ts';
 import { recoverStuckDeliveries } from './recover.ts';
 import type { Sender, SendResult } from './send.ts';
+import { logOutcome } from './outcome-log.ts';
 
 export interface BatchSummary {
   picked: number;
@@ -82,6 +83,7 @@ export async function recordBatch(services: Services, batch: SentBatch): Promise
   const db = services.database.prisma;
   await recordOutcomes(db, records);
   if (disables.size > 0) await disableWebhooks(db, [...disables.values()], services.now());
+  batch.attempts.forEach(({ row }, index) => logOutcome(services.logger, row, records[index]!));
   return summary;
 }
 

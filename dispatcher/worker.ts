@@ -97,12 +97,17 @@ export function startWorker(services: Services, options: WorkerOptions = {}): Wo
   };
 
   const done = (async () => {
-    const unlisten = await listen(services, notify);
+    services.loops.delivery += 1;
     try {
-      await Promise.all(Array.from({ length: options.lanes ?? DEFAULT_LANES }, lane));
+      const unlisten = await listen(services, notify);
+      try {
+        await Promise.all(Array.from({ length: options.lanes ?? DEFAULT_LANES }, lane));
+      } finally {
+        await unlisten();
+        if (!options.sender) await sender.close();
+      }
     } finally {
-      await unlisten();
-      if (!options.sender) await sender.close();
+      services.loops.delivery -= 1;
     }
   })();
   return {

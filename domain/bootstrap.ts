@@ -2,7 +2,7 @@ import type pino from 'pino';
 import { ConfigError, type Config } from './kernel/config.ts';
 import type { Services } from './kernel/context.ts';
 import { SecretBox } from './kernel/crypto.ts';
-import { createLogger } from './kernel/logger.ts';
+import { createLogger, prettyLogs } from './kernel/logger.ts';
 import { openDatabase } from './db/client.ts';
 import type { StatementListener } from './db/statement-log.ts';
 import { migratePglite, migratePostgres } from './db/migrate.ts';
@@ -19,13 +19,15 @@ export interface BootstrapOptions {
   resolver?: Resolver;
   /** Told every statement the privileged client sends (tests count round trips). */
   onStatement?: StatementListener;
+  /** Whether the process's standard output is a terminal (entry points pass process.stdout.isTTY). */
+  stdoutIsTerminal?: boolean;
   /** How this process is named to another one refused the embedded data directory. */
   processName?: string;
 }
 
 /** Opens the database (migrating it), loads the encryption key and builds the shared services. */
 export async function createServices(config: Config, options: BootstrapOptions = {}): Promise<Services> {
-  const logger = options.logger ?? createLogger(config.LOG_LEVEL);
+  const logger = options.logger ?? createLogger(config.LOG_LEVEL, { pretty: prettyLogs(config.LOG_FORMAT, options.stdoutIsTerminal ?? false) });
   if (config.DATABASE_URL && options.migrate !== false) await migratePostgres(config.DATABASE_URL);
   const database = await openDatabase({
     databaseUrl: config.DATABASE_URL,
@@ -53,5 +55,6 @@ export async function createServices(config: Config, options: BootstrapOptions =
     logger,
     now: options.now ?? (() => new Date()),
     webhookUrlPolicy: { resolver: options.resolver ?? systemResolver, allowedPrivateCidrs },
+    loops: { delivery: 0 },
   };
 }

@@ -128,8 +128,8 @@ export function buildServer(options: ServerOptions): Server {
 }
 
 /** A catalogue error where there is no tool result to carry it: a JSON-RPC error whose data is the catalogue body. */
-export function asProtocolError(error: unknown, requestId: string): unknown {
-  return error instanceof DomainError ? protocolError(ErrorCode.InvalidRequest, error, requestId) : error;
+export function asProtocolError(error: unknown, requestId: string, publicBaseUrl: string): unknown {
+  return error instanceof DomainError ? protocolError(ErrorCode.InvalidRequest, error, requestId, publicBaseUrl) : error;
 }
 
 /** Counts one request of an authenticated caller (anonymous ones have no window); see asProtocolError. */
@@ -138,6 +138,6 @@ export async function chargeCaller(services: Services, principal: Principal | nu
   try {
     await chargeRequest(services, principal);
   } catch (error) {
-    throw asProtocolError(error, requestId);
+    throw asProtocolError(error, requestId, services.config.PUBLIC_BASE_URL);
   }
 }

@@ -72,7 +72,7 @@ export async function callTool(entry: ToolEntry, args: Arguments, caller: Caller
     });
     return success(entry, args, result, caller.requestId);
   } catch (error) {
-    return mapCallError(inToolTerms(error, entry), caller.requestId, caller.services.logger, entry.speak);
+    return mapCallError(inToolTerms(error, entry), caller.requestId, caller.services, entry.speak);
   }
 }
 

@@ -14,7 +14,7 @@ export function directTools(index: ToolIndex, selection: Selection, scopes: read
     call: async (name, args, context) => {
       const caller = await context.caller();
       const entry = tools.get(name);
-      if (!entry) throw unknownTool(name, [...tools.keys()], caller.requestId);
+      if (!entry) throw unknownTool(name, [...tools.keys()], caller.requestId, caller.services.config.PUBLIC_BASE_URL);
       return callTool(entry, args, caller);
     },
   };

@@ -97,16 +97,19 @@ export function discoveryTools(index: ToolIndex, selection: Selection, scopes: r
     list: () => LIST,
     call: async (name, args, context) => {
       const validate = VALIDATORS.get(name);
-      if (!validate) throw unknownTool(name, TOOLS.map((t) => t.name), (await context.caller()).requestId);
+      if (!validate) {
+        const caller = await context.caller();
+        throw unknownTool(name, TOOLS.map((t) => t.name), caller.requestId, caller.services.config.PUBLIC_BASE_URL);
+      }
       if (name === INVOKE_TOOL) {
         const caller = await context.caller();
         try {
           validate(args);
         } catch (error) {
-          return toolError(error as DomainError, caller.requestId);
+          return toolError(error as DomainError, caller.requestId, caller.services.config.PUBLIC_BASE_URL);
         }
         const entry = resolve(String(args.name));
-        if (!entry) return toolError(unknownOperation(String(args.name), callable), caller.requestId);
+        if (!entry) return toolError(unknownOperation(String(args.name), callable), caller.requestId, caller.services.config.PUBLIC_BASE_URL);
         return callTool(entry, (args.arguments as Record<string, unknown> | undefined) ?? {}, caller);
       }
       // Search and describe run no operation, but each costs a key lookup: count them like a list.
@@ -120,7 +123,7 @@ export function discoveryTools(index: ToolIndex, selection: Selection, scopes: r
         if (!entry) throw unknownOperation(String(args.name), callable);
         return structured(describe(entry, index.glossary));
       } catch (error) {
-        if (error instanceof DomainError) return toolError(error, caller.requestId);
+        if (error instanceof DomainError) return toolError(error, caller.requestId, caller.services.config.PUBLIC_BASE_URL);
         throw error;
       }
     },

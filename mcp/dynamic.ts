@@ -70,7 +70,7 @@ export function dynamicTools(index: ToolIndex, selection: Selection, scopes: rea
       if (!validate) {
         const caller = await context.caller();
         const entry = loaded().find((e) => e.name === name);
-        if (!entry) throw unknownTool(name, [...meta.map((t) => t.name), ...loaded().map((e) => e.name)], caller.requestId);
+        if (!entry) throw unknownTool(name, [...meta.map((t) => t.name), ...loaded().map((e) => e.name)], caller.requestId, caller.services.config.PUBLIC_BASE_URL);
         return callTool(entry, args, caller);
       }
       await context.charge();
@@ -78,7 +78,7 @@ export function dynamicTools(index: ToolIndex, selection: Selection, scopes: rea
       try {
         validate(args);
       } catch (error) {
-        return toolError(error as DomainError, caller.requestId);
+        return toolError(error as DomainError, caller.requestId, caller.services.config.PUBLIC_BASE_URL);
       }
       if (name === LIST_TOOLSETS_TOOL) return describeToolsets();
       const group = args.toolset as Group;

@@ -136,7 +136,7 @@ export const mcpRoutes = (options: McpRouteOptions = {}): RouteModule => (app, s
       });
     };
     const domainError = (error: DomainError, extra?: Record<string, string>): Response => {
-      const body = errorBody(error, requestId);
+      const body = errorBody(error, requestId, services.config.PUBLIC_BASE_URL);
       return respond(body.error.status, body, { ...errorHeaders(error.code), ...extra });
     };
     const protocolError = (error: PostError): Response =>
@@ -203,7 +203,7 @@ export const mcpRoutes = (options: McpRouteOptions = {}): RouteModule => (app, s
         try {
           assertWithinRateLimit(admission);
         } catch (error) {
-          throw asProtocolError(error, requestId);
+          throw asProtocolError(error, requestId, services.config.PUBLIC_BASE_URL);
         }
       },
       caller: () => {

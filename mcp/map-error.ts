@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type pino from 'pino';
+import type { Services } from '../domain/kernel/context.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
 import { ERROR_CATALOG, errorBody } from '../registry/error-catalog.ts';
 
@@ -11,39 +11,40 @@ import { ERROR_CATALOG, errorBody } from '../registry/error-catalog.ts';
  * the client, not the model. The body is text only: structuredContent must match the tool's output
  * schema, which describes success data.
  */
-export function toolError(error: DomainError, requestId: string, speak: (text: string) => string = (text) => text): CallToolResult {
-  const body = errorBody(error, requestId, 'mcp');
+export function toolError(error: DomainError, requestId: string, publicBaseUrl: string, speak: (text: string) => string = (text) => text): CallToolResult {
+  const body = errorBody(error, requestId, publicBaseUrl, 'mcp');
   body.error.message = speak(body.error.message);
   body.error.recovery_hint = speak(body.error.recovery_hint);
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
 
 /** A JSON-RPC error carrying the catalogue body (recovery_hint, valid_alternatives) as its data. */
-export const protocolError = (code: number, error: DomainError, requestId: string): McpError =>
-  new McpError(code, error.message, errorBody(error, requestId, 'mcp').error);
+export const protocolError = (code: number, error: DomainError, requestId: string, publicBaseUrl: string): McpError =>
+  new McpError(code, error.message, errorBody(error, requestId, publicBaseUrl, 'mcp').error);
 
 /** Maps anything a call threw. Unexpected errors are logged and answered as the catalogue's INTERNAL_ERROR. */
-export function mapCallError(error: unknown, requestId: string, logger: pino.Logger, speak?: (text: string) => string): CallToolResult {
+export function mapCallError(error: unknown, requestId: string, services: Pick<Services, 'logger' | 'config'>, speak?: (text: string) => string): CallToolResult {
+  const base = services.config.PUBLIC_BASE_URL;
   if (error instanceof McpError) throw error;
   if (error instanceof DomainError) {
-    if (ERROR_CATALOG[error.code].mcp === 'protocol') throw protocolError(ErrorCode.InvalidRequest, error, requestId);
-    return toolError(error, requestId, speak);
+    if (ERROR_CATALOG[error.code].mcp === 'protocol') throw protocolError(ErrorCode.InvalidRequest, error, requestId, base);
+    return toolError(error, requestId, base, speak);
   }
   // Internals never reach the caller: log everything, answer with the catalogue's generic error.
-  logger.error({ err: error, request_id: requestId }, 'unhandled MCP tool error');
-  return toolError(new DomainError('INTERNAL_ERROR'), requestId);
+  services.logger.error({ err: error, request_id: requestId }, 'unhandled MCP tool error');
+  return toolError(new DomainError('INTERNAL_ERROR'), requestId, base);
 }
 
 /**
  * Unknown tool, or one outside this connection's toolsets or read-only mode: a protocol error (MCP
  * spec), still with a recovery hint and the closest tool names as alternatives.
  */
-export function unknownTool(name: string, offered: readonly string[], requestId: string): McpError {
+export function unknownTool(name: string, offered: readonly string[], requestId: string, publicBaseUrl: string): McpError {
   const error = new DomainError('NOT_FOUND', {
     message: `Unknown tool: ${name}. Call tools/list for the tools this connection offers (toolsets and read-only mode apply).`,
     validAlternatives: closest(name, offered),
   });
-  const mcpError = protocolError(ErrorCode.InvalidParams, error, requestId);
+  const mcpError = protocolError(ErrorCode.InvalidParams, error, requestId, publicBaseUrl);
   (mcpError.data as { recovery_hint: string }).recovery_hint = 'Call tools/list and use one of the names it lists; valid_alternatives has the closest ones.';
   return mcpError;
 }

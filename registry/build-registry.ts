@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { ERROR_CATALOG } from './error-catalog.ts';
 import { BUILT_SURFACES, PIPELINE_ONLY_ERRORS, isPublic, isWrite, type Operation } from './define-operation.ts';
 import { JSON_MEDIA_TYPE, mediaEssence } from './media-types.ts';
+import { expansionProblems } from './expand.ts';
 
 export interface Registry {
   readonly operations: readonly Operation[];
@@ -90,6 +91,7 @@ export function buildRegistry(operations: readonly Operation[]): Registry {
       ...checkExample(op, 'response', op.output, op.examples.response),
     );
     if (op.input.body && op.examples.body === undefined) problems.push(`${op.id}: a JSON body needs an example`);
+    problems.push(...expansionProblems(op));
     if (op.output && op.examples.response === undefined) problems.push(`${op.id}: a JSON response needs an example`);
   }
   const index = new Map(operations.map((op) => [op.id, op]));

@@ -1,4 +1,5 @@
-import type { z } from 'zod';
+import { z } from 'zod';
+import { EXPAND_PARAM, expandParameter } from './expand-parameter.ts';
 import type { OperationContext } from '../domain/kernel/context.ts';
 import type { Scope } from '../domain/kernel/scopes.ts';
 import type { PaginationMeta } from '../domain/kernel/pagination.ts';
@@ -65,6 +66,29 @@ export interface HandlerResult<T> {
   pagination?: PaginationMeta;
 }
 
+/**
+ * One expansion an operation offers (`?expand=<name>`, the `expand` tool argument): a related
+ * resource added to each item of the answer. The pipeline checks the scopes and collects what it
+ * had to leave out into `meta.partial_expansions`; the answer itself still succeeds.
+ */
+export interface Expansion<Item extends { id: string } = { id: string }> {
+  /** The field each item gains; declared optional (and described) in the item's output schema (checked at load). */
+  field: string;
+  /** A scope the caller needs to see it at all (beyond the operation's own). */
+  scope?: Scope;
+  /** A scope needed for one item only (e.g. payroll:read for payroll event types); null for none. */
+  itemScope?(item: Item): Scope | null;
+  /** The field's value per item id; an item missing from the map has no target (it is gone). */
+  load(ctx: OperationContext, items: readonly Item[]): Promise<ReadonlyMap<string, unknown>>;
+}
+
+export interface ExpandDeclaration {
+  /** The key in `data` of the list whose items expand; omitted when `data` is itself the item. */
+  list?: string;
+  /** Expansion name → expansion, in the order they are documented and applied. */
+  options: Readonly<Record<string, Expansion>>;
+}
+
 export interface OperationDefinition<
   P extends AnyObject = AnyObject,
   Q extends AnyObject = AnyObject,
@@ -121,6 +145,11 @@ export interface OperationDefinition<
    * Without it, a 202 operation is followed with `getOperation`. MCP names it in the result.
    */
   pollWith?: string;
+  /**
+   * Related resources a caller may ask to have added (`expand`). Declaring them adds the documented
+   * `expand` query parameter (and so the tool argument); see registry/expand.ts.
+   */
+  expand?: ExpandDeclaration;
   /** The audit target's type for writes (the id is taken from data.id or the path). */
   auditTarget?: string;
   examples: {
@@ -152,11 +181,17 @@ export interface ErasedRepresentation {
   render: (ctx: OperationContext, input: { params: unknown; query: unknown; body: unknown }) => Promise<BinaryBody>;
 }
 
-/** Identity helper: keeps each declaration fully typed where it is written. */
+/**
+ * Identity helper: keeps each declaration fully typed where it is written. The one thing it adds:
+ * an operation that declares `expand` takes the `expand` query parameter, so every surface
+ * (REST, OpenAPI, MCP, docs) offers it without knowing about expansions.
+ */
 export function defineOperation<P extends AnyObject, Q extends AnyObject, B extends z.ZodType, O extends z.ZodType>(
   definition: OperationDefinition<P, Q, B, O>,
 ): Operation {
-  return definition as unknown as Operation;
+  if (!definition.expand) return definition as unknown as Operation;
+  const query = (definition.input.query ?? z.object({})).extend({ [EXPAND_PARAM]: expandParameter(definition.expand) });
+  return { ...definition, input: { ...definition.input, query } } as unknown as Operation;
 }
 
 /** Errors no handler throws: the pipeline and the transports answer them from traits and requests. */

@@ -11,6 +11,7 @@ import type { PaginationMeta } from '../domain/kernel/pagination.ts';
 import { sha256Hex } from '../domain/kernel/crypto.ts';
 import { FLAG_VALUES, parseFlag } from '../domain/kernel/flags.ts';
 import { isPublic, isTenantScoped, isWrite, requiredScopes, type Operation } from './define-operation.ts';
+import { applyExpansions, requestedExpansions, type PartialExpansion } from './expand.ts';
 import { findUnknownFields } from './unknown-fields.ts';
 import { assertWithinRateLimit } from './rate-limit.ts';
 import { findUnstorableText } from './storable-text.ts';
@@ -65,6 +66,7 @@ export interface InvocationMeta {
   dry_run?: true;
   /** On a dry run: the event types the write would have emitted. */
   would_emit?: string[];
+  partial_expansions?: PartialExpansion[];
 }
 
 export interface InvocationResult {
@@ -223,13 +225,10 @@ async function run(
   beforeCommit?: (tx: OperationContext, result: InvocationResult) => Promise<void>,
 ): Promise<InvocationResult> {
   const { op } = inv;
-  const handler = op.handler;
-  // The registry refuses, at load, an operation without a handler unless it answers in produces alone.
-  if (!handler) throw new Error(`${op.id} has no JSON handler`);
-  if (!isWrite(op)) return finish(op, await handler(ctx, input), {});
+  if (!isWrite(op)) return finish(op, await handle(op, ctx, input), {});
   try {
     return await withTransaction(ctx, async (tx) => {
-      const handled = await handler(tx, input);
+      const handled = await handle(op, tx, input);
       if (ctx.dryRun) {
         // Nothing was written, so there is no audit entry to point at, and nothing was created:
         // a dry run answers 200 (DESIGN.md §6) whatever the real call would answer.
@@ -250,7 +249,20 @@ async function run(
   }
 }
 
-function finish(op: Operation, handled: { data: unknown; pagination?: PaginationMeta }, meta: InvocationMeta): InvocationResult {
+/** The handler, then the expansions the caller asked for (registry/expand.ts). */
+async function handle(
+  op: Operation,
+  ctx: OperationContext,
+  input: { params: unknown; query: unknown; body: unknown },
+): Promise<{ data: unknown; pagination?: PaginationMeta; partialExpansions?: PartialExpansion[] }> {
+  // The registry refuses, at load, an operation without a handler unless it answers in produces alone.
+  if (!op.handler) throw new Error(`${op.id} has no JSON handler`);
+  const handled = await op.handler(ctx, input);
+  const expanded = await applyExpansions(ctx, op, handled.data, requestedExpansions(input.query));
+  return { ...handled, data: expanded.data, ...(expanded.partial.length > 0 && { partialExpansions: expanded.partial }) };
+}
+
+function finish(op: Operation, handled: { data: unknown; pagination?: PaginationMeta; partialExpansions?: PartialExpansion[] }, meta: InvocationMeta): InvocationResult {
   let data: unknown = null;
   if (op.output) {
     // A response that breaks its own documented schema is our bug: fail loudly, never send it.
@@ -264,7 +276,11 @@ function finish(op: Operation, handled: { data: unknown; pagination?: Pagination
   return {
     status: op.status,
     data,
-    meta: { ...(handled.pagination && { pagination: handled.pagination }), ...meta },
+    meta: {
+      ...(handled.pagination && { pagination: handled.pagination }),
+      ...(handled.partialExpansions && { partial_expansions: handled.partialExpansions }),
+      ...meta,
+    },
     replayed: false,
   };
 }

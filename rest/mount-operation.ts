@@ -13,6 +13,8 @@ import { wrappedHeaders, wrappedJson } from '../registry/http/security-headers.t
 import { newRequestId } from '../registry/request-id.ts';
 import type { AppEnv } from '../registry/http/app-env.ts';
 import { binaryResponse } from './binary-response.ts';
+import { logRequest } from './access-log.ts';
+import { API_PREFIX } from '../registry/api-prefix.ts';
 
 /** `/companies/{companyId}` → `/companies/:companyId` */
 export const toHonoPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
@@ -35,7 +37,7 @@ function queryOf(c: Context<AppEnv>): Record<string, string | string[]> {
 export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operation): void {
   const tenantScoped = isTenantScoped(op);
   const takesBody = op.input.body !== undefined;
-  const handler = async (c: Context<AppEnv>): Promise<Response> => {
+  const answer = async (c: Context<AppEnv>): Promise<Response> => {
     const requestId = newRequestId();
     c.set('requestId', requestId);
     try {
@@ -75,8 +77,21 @@ export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operat
       if (result.status === 204) return new Response(null, { status: 204, headers: wrappedHeaders(requestId, false, extra) });
       return wrappedJson(requestId, result.status, envelope(result.data, requestId, result.meta), extra);
     } catch (error) {
-      if (error instanceof DomainError) return wrappedErrorResponse(requestId, error);
+      if (error instanceof DomainError) return wrappedErrorResponse(requestId, error, services.config.PUBLIC_BASE_URL);
       throw error;
+    }
+  };
+  const route = API_PREFIX + op.path;
+  // The access log line, written here: operation routes answer before any middleware runs.
+  const handler = async (c: Context<AppEnv>): Promise<Response> => {
+    const started = performance.now();
+    let status = 500; // unless answered: a thrown error becomes the catalogue's 500 in app.onError
+    try {
+      const response = await answer(c);
+      status = response.status;
+      return response;
+    } finally {
+      logRequest(services.logger, { method: op.method, route, status, started, requestId: c.get('requestId'), apiKeyId: c.get('principal')?.apiKeyId ?? null });
     }
   };
   app.on(op.method, toHonoPath(op.path), handler);

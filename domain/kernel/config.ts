@@ -32,6 +32,8 @@ export const ConfigSchema = z.object({
   DATABASE_ANON_URL: optionalString,
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `auto`: human-readable when standard output is a terminal, JSON lines otherwise. */
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   ENCRYPTION_KEY: optionalString,
   CRON_SECRET: optionalString,
@@ -71,6 +73,18 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** Interfaces that listen everywhere: a browser cannot open them, so the base URL names loopback. */
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]', '']);
+
+/**
+ * Without PUBLIC_BASE_URL, the URL this server is reached at: HOST and PORT, so the printed URL,
+ * /docs and the links it serves all name one origin (a wildcard HOST becomes 127.0.0.1).
+ */
+export function defaultPublicBaseUrl(host: string, port: number): string {
+  const name = WILDCARD_HOSTS.has(host) ? '127.0.0.1' : host;
+  return `http://${name.includes(':') && !name.startsWith('[') ? `[${name}]` : name}:${port}`;
+}
+
 /** Parses settings and applies the fail-closed rules; throws one readable line on any problem. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const parsed = ConfigSchema.safeParse(env);
@@ -89,6 +103,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (!embedded && raw.ENCRYPTION_KEY === undefined) {
     throw new ConfigError('Missing required setting ENCRYPTION_KEY: with DATABASE_URL set, secrets at rest need a configured 32-byte key.');
   }
-  const publicBaseUrl = (raw.PUBLIC_BASE_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, '');
+  const publicBaseUrl = (raw.PUBLIC_BASE_URL ?? defaultPublicBaseUrl(raw.HOST, raw.PORT)).replace(/\/+$/, '');
   return { ...raw, PUBLIC_BASE_URL: publicBaseUrl, embedded };
 }

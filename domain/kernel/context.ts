@@ -31,6 +31,8 @@ export interface Services {
   now: () => Date;
   /** How webhook URLs are checked: the DNS resolver (injected in tests) and allowed private ranges. */
   webhookUrlPolicy: Required<UrlSafetyOptions>;
+  /** Loops this process runs besides answering requests, counted by whatever starts them (health reports them). */
+  loops: { delivery: number };
 }
 
 /** Everything a domain verb may use. One per request (or per worker task). */

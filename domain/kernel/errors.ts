@@ -6,6 +6,7 @@ export const ERROR_CODES = [
   'UNAUTHENTICATED',
   'INSUFFICIENT_SCOPE',
   'NOT_FOUND',
+  'ROUTE_NOT_FOUND',
   'VALIDATION_ERROR',
   'IDEMPOTENCY_KEY_REQUIRED',
   'IDEMPOTENCY_KEY_REUSED',
@@ -55,6 +56,8 @@ export interface DomainErrorOptions {
   validAlternatives?: string[];
   /** Marks a 404 caused by a tenancy check, so surfaces log it as a membership denial. */
   membershipDenial?: boolean;
+  /** Advice for this occurrence, added after the catalogue's recovery hint. */
+  hint?: string;
 }
 
 export class DomainError extends Error {
@@ -63,6 +66,7 @@ export class DomainError extends Error {
   readonly requiredScope: string | undefined;
   readonly validAlternatives: string[] | undefined;
   readonly membershipDenial: boolean;
+  readonly hint: string | undefined;
 
   constructor(code: ErrorCode, options: DomainErrorOptions = {}) {
     super(options.message ?? code);
@@ -72,6 +76,7 @@ export class DomainError extends Error {
     this.requiredScope = options.requiredScope;
     this.validAlternatives = options.validAlternatives;
     this.membershipDenial = options.membershipDenial ?? false;
+    this.hint = options.hint;
   }
 
   /** True when the message came from the thrower rather than defaulting to the code. */

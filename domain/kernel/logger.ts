@@ -1,7 +1,27 @@
 import pino from 'pino';
+import pretty from 'pino-pretty';
 
-/** JSON logs; credentials and secrets are redacted wherever they appear in a logged object. */
-export function createLogger(level: string, destination?: pino.DestinationStream): pino.Logger {
+export interface LoggerOptions {
+  /** Human-readable lines (pino-pretty) instead of JSON: for a person watching a terminal. */
+  pretty?: boolean;
+  /** Where lines go; standard error by default (standard output may carry a protocol, e.g. MCP stdio). */
+  destination?: pino.DestinationStream;
+}
+
+/**
+ * `LOG_FORMAT=auto` (the default) is pretty exactly when standard output is a terminal: someone
+ * runs `npm start` by hand. Piped or redirected output (a service manager, a log shipper, a test)
+ * gets one JSON object per line.
+ */
+export const prettyLogs = (format: 'auto' | 'json' | 'pretty', stdoutIsTerminal: boolean): boolean =>
+  format === 'pretty' || (format === 'auto' && stdoutIsTerminal);
+
+/** Credentials and secrets are redacted wherever they appear in a logged object. */
+export function createLogger(level: string, options: LoggerOptions = {}): pino.Logger {
+  const destination =
+    options.destination ??
+    // Synchronous, so the last lines before an exit are never lost.
+    (options.pretty ? pretty({ destination: 2, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) : pino.destination(2));
   return pino(
     {
       level,
@@ -10,6 +30,6 @@ export function createLogger(level: string, destination?: pino.DestinationStream
         censor: '[redacted]',
       },
     },
-    destination ?? pino.destination(2),
+    destination,
   );
 }

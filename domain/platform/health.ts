@@ -6,15 +6,34 @@ export const Health = z.object({
   status: z.literal('ok'),
   api_version: z.string(),
   database: z.object({ kind: z.enum(['pglite', 'postgres']), time: z.iso.datetime() }),
+  deliveries: z
+    .object({
+      due: z.number().int().nonnegative().describe('Webhook deliveries due now and not yet sent (every company).'),
+      oldest_due_seconds: z.number().int().nonnegative().nullable().describe('How long the oldest of them has waited; null when none is due.'),
+      loop_in_process: z.boolean().describe('Whether this process runs a delivery loop (npm start does unless DISPATCHER_TIMER=false).'),
+    })
+    .describe('The delivery backlog: a growing one means no dispatcher is running, or receivers are failing.'),
 });
 export type Health = z.infer<typeof Health>;
 
-/** Proves the database answers, through whatever identity the context carries (api_anon on the public route). */
+/**
+ * Proves the database answers and reports the delivery backlog, through whatever identity the
+ * context carries (api_anon on the public route, which may call these two functions and no more).
+ */
 export async function checkHealth(ctx: OperationContext): Promise<Health> {
-  const rows = await ctx.db.$queryRaw<{ database_time: Date }[]>`SELECT database_time FROM service_health()`;
+  const now = ctx.services.now();
+  const [probe] = await ctx.db.$queryRaw<{ database_time: Date }[]>`SELECT database_time FROM service_health()`;
+  const [backlog] = await ctx.db.$queryRaw<{ due: bigint; oldest_due_at: Date | null }[]>`
+    SELECT due, oldest_due_at FROM delivery_backlog(${now}::timestamptz)`;
+  const oldest = backlog?.oldest_due_at ?? null;
   return {
     status: 'ok',
     api_version: API_VERSION,
-    database: { kind: ctx.services.database.kind, time: (rows[0]?.database_time ?? new Date(0)).toISOString() },
+    database: { kind: ctx.services.database.kind, time: (probe?.database_time ?? new Date(0)).toISOString() },
+    deliveries: {
+      due: Number(backlog?.due ?? 0),
+      oldest_due_seconds: oldest ? Math.max(0, Math.floor((now.getTime() - oldest.getTime()) / 1000)) : null,
+      loop_in_process: ctx.services.loops.delivery > 0,
+    },
   };
 }

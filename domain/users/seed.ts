@@ -10,7 +10,7 @@ export const DEMO_EMAIL = 'demo@example.test';
  * First run of the embedded default: a demo user, a sandbox company and a test-mode key with
  * every scope. Returns the key (shown once), or null when the database already has users.
  */
-export async function seedDemo(db: Db): Promise<{ key: string; companyId: string } | null> {
+export async function seedDemo(db: Db): Promise<{ key: string; userId: string; companyId: string } | null> {
   if ((await db.user.count()) > 0) return null;
   const user = await createUser(db, { email: DEMO_EMAIL, name: 'Demo User' });
   const company = await createCompany(db, { name: 'Demo Bokföring AB', orgNumber: '556677-8899', livemode: false });
@@ -19,5 +19,5 @@ export async function seedDemo(db: Db): Promise<{ key: string; companyId: string
   const year = new Date().getUTCFullYear();
   await insertFiscalYear(db, company.id, `${year}-01-01`, `${year}-12-31`);
   const { key } = await createApiKey(db, { userId: user.id, name: 'demo', mode: 'test', scopes: [...SCOPES] });
-  return { key, companyId: company.id };
+  return { key, userId: user.id, companyId: company.id };
 }

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { OperationContext } from '../kernel/context.ts';
 import { requireScope, withTransaction } from '../kernel/context.ts';
 import { DomainError } from '../kernel/errors.ts';
-import { EVENT_CATALOG, type EventType } from '../kernel/events.ts';
+import type { EventType } from '../kernel/events.ts';
+import { testObjectFor } from './test-object.ts';
 import { decodeCursor, encodeCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery } from '../kernel/pagination.ts';
 import { assertCompanyAccess } from '../companies/access.ts';
 import { DELIVERY_CHANNEL } from '../events/emit.ts';
 import { toDelivery } from './mappers.ts';
-import { TERMINAL_STATUSES, type Delivery, type DeliveryAttempt } from './schemas.ts';
+import { TERMINAL_STATUSES, type Delivery } from './schemas.ts';
 import { findWebhook, requirePayrollScopeFor } from './subscriptions.ts';
 import { assertSafeWebhookUrl } from './url-check.ts';
 
@@ -25,7 +26,7 @@ export async function sendTestDelivery(ctx: OperationContext, companyId: string,
         details: [{ path: 'params.id', message: 'webhook is disabled' }],
       });
     }
-    const company = await tx.db.company.findUniqueOrThrow({ where: { id: companyId }, select: { livemode: true } });
+    const company = await tx.db.company.findUniqueOrThrow({ where: { id: companyId } });
     const type = webhook.eventType as EventType;
     const now = tx.services.now();
     const payload = {
@@ -36,7 +37,7 @@ export async function sendTestDelivery(ctx: OperationContext, companyId: string,
       company_id: companyId,
       livemode: company.livemode,
       test: true,
-      data: { object: EVENT_CATALOG[type].example, previous_attributes: null },
+      data: { object: testObjectFor(type, company), previous_attributes: null },
     };
     const row = await tx.db.webhookDelivery.create({
       data: { webhookId: webhook.id, companyId, eventType: type, payload: payload as object, isTest: true, nextAttemptAt: now },
@@ -56,7 +57,7 @@ export async function listDeliveries(
   ctx: OperationContext,
   companyId: string,
   webhookId: string,
-  query: PaginationQuery & { include?: 'attempts' | undefined },
+  query: PaginationQuery,
 ): Promise<{ deliveries: Delivery[]; pagination: PaginationMeta }> {
   requireScope(ctx, 'webhooks:manage');
   const webhook = await findWebhook(ctx, companyId, webhookId);
@@ -78,42 +79,15 @@ export async function listDeliveries(
   const page = keys.slice(0, query.limit);
   const rows = await ctx.db.webhookDelivery.findMany({ where: { id: { in: page.map((k) => k.id) } } });
   const byId = new Map(rows.map((row) => [row.id, row]));
-  const history = query.include === 'attempts' ? await attemptHistory(ctx, page.map((k) => k.id)) : null;
   const last = page.at(-1);
   const hasMore = keys.length > query.limit && last !== undefined;
   return {
-    deliveries: page.map((k) => ({
-      ...toDelivery(byId.get(k.id)!),
-      ...(history && { attempt_history: history.get(k.id) ?? [] }),
-    })),
+    deliveries: page.map((k) => toDelivery(byId.get(k.id)!)),
     pagination: {
       has_more: hasMore,
       next_cursor: hasMore ? encodeCursor(listName, { at: last.created_key, id: last.id }) : null,
     },
   };
-}
-
-/** The attempt log of a page of deliveries, one query, grouped by delivery. */
-async function attemptHistory(ctx: OperationContext, ids: string[]): Promise<Map<string, DeliveryAttempt[]>> {
-  const rows = await ctx.db.webhookDeliveryAttempt.findMany({
-    where: { deliveryId: { in: ids } },
-    orderBy: [{ deliveryId: 'asc' }, { attemptNumber: 'asc' }],
-  });
-  const byDelivery = new Map<string, DeliveryAttempt[]>();
-  for (const row of rows) {
-    const list = byDelivery.get(row.deliveryId) ?? [];
-    list.push({
-      attempt_number: row.attemptNumber,
-      outcome: row.outcome as DeliveryAttempt['outcome'],
-      started_at: row.startedAt.toISOString(),
-      finished_at: row.finishedAt.toISOString(),
-      response_status: row.responseStatus,
-      error_class: row.errorClass,
-      response_body: row.responseBody,
-    });
-    byDelivery.set(row.deliveryId, list);
-  }
-  return byDelivery;
 }
 
 /**

@@ -46,6 +46,8 @@ interface DeliveryRow {
   companyId: string;
   eventId: string | null;
   eventType: string;
+  /** The delivered JSON; its `id` is the event id a test delivery has no stored event for. */
+  payload: unknown;
   status: string;
   attempts: number;
   nextAttemptAt: Date;
@@ -59,11 +61,17 @@ interface DeliveryRow {
   updatedAt: Date;
 }
 
+const payloadEventId = (payload: unknown): string | null => {
+  const id = (payload as { id?: unknown } | null)?.id;
+  return typeof id === 'string' ? id : null;
+};
+
 export const toDelivery = (row: DeliveryRow): Delivery => ({
   id: row.id,
   webhook_id: row.webhookId,
   company_id: row.companyId,
-  event_id: row.eventId,
+  // The id the receiver saw in X-Service-Event-Id (dispatcher/tick.ts sends the same fallback).
+  event_id: row.eventId ?? payloadEventId(row.payload),
   event_type: row.eventType as EventType,
   status: row.status as Delivery['status'],
   attempts: row.attempts,

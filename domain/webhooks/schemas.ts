@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { EventType } from '../kernel/events.ts';
+import { Event } from '../events/schemas.ts';
+import { undescribed } from '../kernel/undescribed.ts';
 
 export const MAX_WEBHOOKS_PER_COMPANY = 50; // bounded, so the list needs no pagination (spec Limits)
 
@@ -94,7 +96,10 @@ export const Delivery = z
     id: z.uuid(),
     webhook_id: z.uuid().nullable().describe('null once the webhook was deleted.'),
     company_id: z.uuid(),
-    event_id: z.string().nullable().describe('The event delivered; null for test deliveries.'),
+    event_id: z
+      .uuid()
+      .nullable()
+      .describe('The event sent (X-Service-Event-Id); a test delivery\'s is not stored.'),
     event_type: EventType,
     status: z.enum(DELIVERY_STATUSES),
     attempts: z.number().int(),
@@ -107,10 +112,20 @@ export const Delivery = z
     retry_of: z.uuid().nullable().describe('The terminal delivery this one retries.'),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
-    attempt_history: z
-      .array(DeliveryAttempt)
-      .optional()
-      .describe('Every attempt, oldest first; present when the list was asked for include=attempts.'),
   })
   .describe('One delivery of one event to one webhook.');
 export type Delivery = z.infer<typeof Delivery>;
+
+// Expanded resources are documented where they are defined (Webhook, Event), so here they come
+// without their prose, and their type is a plain string: it is the delivery's own event_type (a
+// database rule), not the 24-name enum a third time. Both keep a tool schema within the MCP budget.
+const DeliveryEventType = z.string();
+
+/** A delivery as listed: the fields its expansions (expand=…) add, present only when asked for. */
+export const ListedDelivery = Delivery.extend({
+  webhook: undescribed(Webhook.extend({ event_type: DeliveryEventType })).optional().describe('expand=webhook: the webhook.'),
+  // Stored events have uuid ids (the `evt_` form exists for worked examples only).
+  event: undescribed(Event.extend({ id: z.uuid(), type: DeliveryEventType })).optional().describe('expand=event: the stored event.'),
+  attempt_history: z.array(DeliveryAttempt).optional().describe('expand=attempts: every attempt, oldest first.'),
+}).describe('One delivery of one event to one webhook.');
+export type ListedDelivery = z.infer<typeof ListedDelivery>;

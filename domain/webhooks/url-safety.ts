@@ -24,7 +24,17 @@ export interface UrlSafetyOptions {
 
 export type UrlSafetyResult =
   | { ok: true; url: URL; hostname: string; port: number; addresses: string[] }
-  | { ok: false; unsafeClass: string; message: string };
+  | {
+      ok: false;
+      unsafeClass: string;
+      message: string;
+      /** The rule that refused it, e.g. `127.0.0.0/8 (loopback)` or `scheme must be https`. */
+      rule: string;
+      /** The refused address, when an address rule refused it. */
+      address?: string;
+      /** True when WEBHOOK_ALLOWED_PRIVATE_CIDRS could lift the refusal (a private-range address). */
+      allowable: boolean;
+    };
 
 // ---------------------------------------------------------------------------
 // IP parsing: addresses become { family, value } with the value as a BigInt so
@@ -88,12 +98,25 @@ function inCidr(ip: Ip, cidr: Cidr): boolean {
   return ip.value >> shift === cidr.base >> shift;
 }
 
-function table(rows: [string, string][]): [Cidr, string][] {
-  return rows.map(([cidr, cls]) => [parseCidr(cidr)!, cls]);
+interface BlockRow {
+  cidr: Cidr;
+  text: string;
+  cls: string;
 }
 
-function lookupTable(ip: Ip, rows: [Cidr, string][]): string | undefined {
-  return rows.find(([cidr]) => inCidr(ip, cidr))?.[1];
+/** A class and the rule (range) that gave it. */
+interface Classified {
+  cls: string;
+  rule: string;
+}
+
+function table(rows: [string, string][]): BlockRow[] {
+  return rows.map(([text, cls]) => ({ cidr: parseCidr(text)!, text, cls }));
+}
+
+function lookupTable(ip: Ip, rows: BlockRow[]): Classified | undefined {
+  const row = rows.find(({ cidr }) => inCidr(ip, cidr));
+  return row && { cls: row.cls, rule: row.text };
 }
 
 // ---------------------------------------------------------------------------
@@ -142,23 +165,30 @@ const V6_BLOCKED = table([
 ]);
 const V6_GLOBAL_UNICAST = parseCidr('2000::/3')!;
 
-function classifyV4(value: bigint): string | null {
+function classifyV4(value: bigint): Classified | null {
   return lookupTable({ family: 4, value }, V4_BLOCKED) ?? null;
 }
 
-function classifyEmbedded(prefix: string, v4: bigint): string | null {
-  const cls = classifyV4(v4 & 0xffffffffn);
-  return cls === null ? null : `${prefix}_${cls}`;
+function classifyEmbedded(prefix: string, carrier: string, v4: bigint): Classified | null {
+  const inner = classifyV4(v4 & 0xffffffffn);
+  return inner === null ? null : { cls: `${prefix}_${inner.cls}`, rule: `${carrier} carrying ${inner.rule}` };
 }
 
-function classifyV6(ip: Ip): string | null {
-  if (inCidr(ip, V6_MAPPED)) return classifyEmbedded('ipv4_mapped', ip.value);
-  if (inCidr(ip, V6_TEREDO)) return classifyEmbedded('teredo', ip.value ^ 0xffffffffn); // client address is stored inverted
-  if (inCidr(ip, V6_6TO4)) return classifyEmbedded('6to4', ip.value >> 80n); // bits 16..48
-  const cls = lookupTable(ip, V6_BLOCKED);
-  if (cls) return cls;
+function classifyV6(ip: Ip): Classified | null {
+  if (inCidr(ip, V6_MAPPED)) return classifyEmbedded('ipv4_mapped', '::ffff:0:0/96', ip.value);
+  if (inCidr(ip, V6_TEREDO)) return classifyEmbedded('teredo', '2001::/32', ip.value ^ 0xffffffffn); // client address is stored inverted
+  if (inCidr(ip, V6_6TO4)) return classifyEmbedded('6to4', '2002::/16', ip.value >> 80n); // bits 16..48
+  const listed = lookupTable(ip, V6_BLOCKED);
+  if (listed) return listed;
   // Only global unicast space is routable on the public internet.
-  return inCidr(ip, V6_GLOBAL_UNICAST) ? null : 'reserved';
+  return inCidr(ip, V6_GLOBAL_UNICAST) ? null : { cls: 'reserved', rule: 'outside 2000::/3 (global unicast)' };
+}
+
+/** The blocked class of an address and the range that blocks it; null for a public address. */
+function classify(ip: string): Classified | null {
+  const parsed = parseIp(ip);
+  if (!parsed) return { cls: 'invalid_address', rule: 'not an IP address' };
+  return parsed.family === 4 ? classifyV4(parsed.value) : classifyV6(parsed);
 }
 
 /**
@@ -166,9 +196,7 @@ function classifyV6(ip: Ip): string | null {
  * Anything that is not a valid IP literal is `invalid_address` (fail closed).
  */
 export function classifyAddress(ip: string): string | null {
-  const parsed = parseIp(ip);
-  if (!parsed) return 'invalid_address';
-  return parsed.family === 4 ? classifyV4(parsed.value) : classifyV6(parsed);
+  return classify(ip)?.cls ?? null;
 }
 
 /** Parses a comma-separated CIDR list (e.g. from an env var); throws on an invalid entry. */
@@ -201,8 +229,13 @@ export function isAddressInCidrs(ip: string, cidrs: readonly string[]): boolean 
 
 const ADVICE = 'deliveries only go to public https endpoints';
 
-function refuse(unsafeClass: string, message: string): UrlSafetyResult {
-  return { ok: false, unsafeClass, message };
+function refuse(unsafeClass: string, message: string, rule: string): UrlSafetyResult {
+  return { ok: false, unsafeClass, message, rule, allowable: false };
+}
+
+/** An address refused by a range rule; the allow-list could lift it unless it is unspecified. */
+function refuseAddress(blocked: Classified, address: string, message: string): UrlSafetyResult {
+  return { ok: false, unsafeClass: blocked.cls, message, rule: `${blocked.rule} (${blocked.cls})`, address, allowable: !blocked.cls.endsWith('unspecified') && blocked.cls !== 'invalid_address' };
 }
 
 function describe(cls: string): string {
@@ -210,13 +243,13 @@ function describe(cls: string): string {
   return `${/^[aeiou]/.test(words) ? 'an' : 'a'} ${words} address`;
 }
 
-/** Returns the class that makes address unacceptable, or null if it may be used. */
-function blockedClass(address: string, allowed: readonly string[]): string | null {
-  const cls = classifyAddress(address);
-  if (cls === null) return null;
+/** Returns what makes address unacceptable (class and rule), or null if it may be used. */
+function blockedClass(address: string, allowed: readonly string[]): Classified | null {
+  const blocked = classify(address);
+  if (blocked === null) return null;
   // Unspecified addresses (0.0.0.0, ::) connect to the local host, so no allow-list lifts them.
-  if (cls.endsWith('unspecified')) return cls;
-  return allowed.length > 0 && isAddressInCidrs(address, allowed) ? null : cls;
+  if (blocked.cls.endsWith('unspecified')) return blocked;
+  return allowed.length > 0 && isAddressInCidrs(address, allowed) ? null : blocked;
 }
 
 export async function checkWebhookUrl(raw: string, options: UrlSafetyOptions = {}): Promise<UrlSafetyResult> {
@@ -229,29 +262,29 @@ export async function checkWebhookUrl(raw: string, options: UrlSafetyOptions = {
     // octal, hex and short IPv4 forms into dotted quads.
     url = new URL(raw);
   } catch {
-    return refuse('invalid_url', `webhook_url is not a valid URL; ${ADVICE}`);
+    return refuse('invalid_url', `webhook_url is not a valid URL; ${ADVICE}`, 'must be an absolute URL');
   }
   if (url.protocol !== 'https:') {
-    return refuse('scheme', `webhook_url uses the ${url.protocol.replace(/:$/, '')} scheme; ${ADVICE}`);
+    return refuse('scheme', `webhook_url uses the ${url.protocol.replace(/:$/, '')} scheme (rule: scheme must be https); ${ADVICE}`, 'scheme must be https');
   }
   let hostname = url.hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
   if (hostname.endsWith('.')) {
     // Strip trailing dots, then re-parse so that e.g. "0x7f.0.0.1.." also becomes a dotted IPv4 literal.
     hostname = hostname.replace(/\.+$/, '');
-    if (hostname === '') return refuse('invalid_url', `webhook_url has no host; ${ADVICE}`);
+    if (hostname === '') return refuse('invalid_url', `webhook_url has no host; ${ADVICE}`, 'must name a host');
     try {
       hostname = new URL(`https://${hostname}/`).hostname;
     } catch {
-      return refuse('invalid_url', `webhook_url has an invalid host; ${ADVICE}`);
+      return refuse('invalid_url', `webhook_url has an invalid host; ${ADVICE}`, 'must name a valid host');
     }
   }
-  if (hostname === '') return refuse('invalid_url', `webhook_url has no host; ${ADVICE}`);
+  if (hostname === '') return refuse('invalid_url', `webhook_url has no host; ${ADVICE}`, 'must name a host');
   const port = url.port === '' ? 443 : Number(url.port);
-  if (port === 0) return refuse('invalid_url', `webhook_url has port 0; ${ADVICE}`);
+  if (port === 0) return refuse('invalid_url', `webhook_url has port 0; ${ADVICE}`, 'port must not be 0');
 
   if (isIP(hostname) !== 0) {
-    const cls = blockedClass(hostname, allowed);
-    if (cls) return refuse(cls, `webhook_url points to ${describe(cls)} (${hostname}); ${ADVICE}`);
+    const blocked = blockedClass(hostname, allowed);
+    if (blocked) return refuseAddress(blocked, hostname, `webhook_url points to ${describe(blocked.cls)} (${hostname}, rule: ${blocked.rule}); ${ADVICE}`);
     return { ok: true, url, hostname, port, addresses: [hostname] };
   }
 
@@ -259,19 +292,19 @@ export async function checkWebhookUrl(raw: string, options: UrlSafetyOptions = {
   try {
     addresses = await resolver(hostname);
   } catch {
-    return refuse('unresolvable', `webhook_url host ${hostname} could not be resolved; ${ADVICE}`);
+    return refuse('unresolvable', `webhook_url host ${hostname} could not be resolved; ${ADVICE}`, 'host must resolve');
   }
   if (!Array.isArray(addresses) || addresses.length === 0) {
-    return refuse('unresolvable', `webhook_url host ${hostname} has no addresses; ${ADVICE}`);
+    return refuse('unresolvable', `webhook_url host ${hostname} has no addresses; ${ADVICE}`, 'host must resolve');
   }
   const invalid = addresses.find((a) => typeof a !== 'string' || !parseIp(a));
   if (invalid !== undefined) {
-    return refuse('unresolvable', `webhook_url host ${hostname} resolved to an invalid address; ${ADVICE}`);
+    return refuse('unresolvable', `webhook_url host ${hostname} resolved to an invalid address; ${ADVICE}`, 'host must resolve to IP addresses');
   }
   // Every answer must be safe: the connecting side may pick any of them.
   for (const address of addresses) {
-    const cls = blockedClass(address, allowed);
-    if (cls) return refuse(cls, `webhook_url resolves to ${describe(cls)} (${address}); ${ADVICE}`);
+    const blocked = blockedClass(address, allowed);
+    if (blocked) return refuseAddress(blocked, address, `webhook_url resolves to ${describe(blocked.cls)} (${address}, rule: ${blocked.rule}); ${ADVICE}`);
   }
   return { ok: true, url, hostname, port, addresses: [...addresses] };
 }

@@ -26,7 +26,7 @@ describe('admin CLI', () => {
     expect(key.key).toMatch(/^sk_test_[0-9A-Za-z]{32}$/);
     expect(key.prefix).toBe(key.key.slice(0, 12));
 
-    const bad = await cli('key', 'create', '--user', user.id, '--scopes', 'companies:delete');
+    const bad = await cli('key', 'create', '--user', user.id, '--name', 'bad', '--scopes', 'companies:delete');
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(/^Error: scopes\.0/);
 

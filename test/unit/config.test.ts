@@ -1,10 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../domain/kernel/config.ts';
+import { prettyLogs } from '../../domain/kernel/logger.ts';
 
 describe('configuration', () => {
   it('needs no settings for the embedded default', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ PORT: 3000, DATA_DIR: './.data', embedded: true, PUBLIC_BASE_URL: 'http://localhost:3000' });
+    expect(config).toMatchObject({ PORT: 3000, DATA_DIR: './.data', embedded: true, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' });
+  });
+
+  it('derives the default canonical base URL from HOST and PORT', () => {
+    expect(loadConfig({ HOST: 'localhost', PORT: '8080' }).PUBLIC_BASE_URL).toBe('http://localhost:8080');
+    expect(loadConfig({ HOST: '0.0.0.0', PORT: '4000' }).PUBLIC_BASE_URL).toBe('http://127.0.0.1:4000');
+    expect(loadConfig({ HOST: '::1' }).PUBLIC_BASE_URL).toBe('http://[::1]:3000');
+    expect(loadConfig({ HOST: '0.0.0.0', PUBLIC_BASE_URL: 'https://books.example.com' }).PUBLIC_BASE_URL).toBe('https://books.example.com');
   });
 
   it('fails closed in PostgreSQL mode without the anonymous identity', () => {
@@ -29,6 +37,15 @@ describe('configuration', () => {
       expect((error as Error).message).toMatch(/LOG_LEVEL/);
       expect((error as Error).message).toMatch(/PUBLIC_BASE_URL/);
     }
+  });
+
+  it('logs readable lines on a terminal and JSON otherwise, unless LOG_FORMAT says which', () => {
+    expect(loadConfig({}).LOG_FORMAT).toBe('auto');
+    expect(prettyLogs(loadConfig({}).LOG_FORMAT, true)).toBe(true);
+    expect(prettyLogs(loadConfig({}).LOG_FORMAT, false)).toBe(false);
+    expect(prettyLogs(loadConfig({ LOG_FORMAT: 'json' }).LOG_FORMAT, true)).toBe(false);
+    expect(prettyLogs(loadConfig({ LOG_FORMAT: 'pretty' }).LOG_FORMAT, false)).toBe(true);
+    expect(() => loadConfig({ LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT/);
   });
 
   it('strips a trailing slash from the canonical base URL', () => {

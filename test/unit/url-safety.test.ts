@@ -213,19 +213,27 @@ describe('checkWebhookUrl', () => {
     expect(resolver).toHaveBeenCalledExactlyOnceWith('hooks.example.com');
   });
 
-  it('explains a refusal in plain words, naming the address', async () => {
+  it('explains a refusal in plain words, naming the address and the rule that refused it', async () => {
     const resolver = vi.fn(async () => ['127.0.0.1']);
     const result = await checkWebhookUrl('https://internal.example.com/', { resolver });
     expect(result).toEqual({
       ok: false,
       unsafeClass: 'loopback',
       message:
-        'webhook_url resolves to a loopback address (127.0.0.1); deliveries only go to public https endpoints',
+        'webhook_url resolves to a loopback address (127.0.0.1, rule: 127.0.0.0/8); deliveries only go to public https endpoints',
+      rule: '127.0.0.0/8 (loopback)',
+      address: '127.0.0.1',
+      allowable: true,
     });
     const literal = await checkWebhookUrl('https://169.254.169.254/', { resolver });
-    expect(literal.ok === false && literal.message).toContain('link local address (169.254.169.254)');
+    expect(literal.ok === false && literal.message).toContain('link local address (169.254.169.254, rule: 169.254.0.0/16)');
+    const mapped = await checkWebhookUrl('https://[::ffff:10.1.2.3]/', { resolver });
+    expect(mapped.ok === false && mapped.rule).toBe('::ffff:0:0/96 carrying 10.0.0.0/8 (ipv4_mapped_private)');
     const scheme = await checkWebhookUrl('http://example.com/', { resolver });
-    expect(scheme.ok === false && scheme.message).toContain('http scheme');
+    expect(scheme.ok === false && scheme.message).toContain('http scheme (rule: scheme must be https)');
+    expect(scheme.ok === false && scheme.allowable).toBe(false);
+    const unspecified = await checkWebhookUrl('https://0.0.0.0/', { resolver });
+    expect(unspecified.ok === false && unspecified.allowable).toBe(false);
   });
 });
 

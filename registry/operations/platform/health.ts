@@ -7,7 +7,9 @@ export const getHealth = defineOperation({
   method: 'GET',
   path: '/health',
   summary: 'Check service health',
-  description: 'Reports whether the API and its database answer. Public; needs no API key.',
+  description:
+    'Reports whether the API and its database answer, the webhook delivery backlog (how many are due, the oldest one\'s wait) ' +
+    'and whether this process runs a delivery loop. Public; needs no API key.',
   auth: { public: true },
   ...READ_ONLY,
   errors: [],
@@ -15,7 +17,12 @@ export const getHealth = defineOperation({
   output: Health,
   status: 200,
   examples: {
-    response: { status: 'ok', api_version: '2026-11-01', database: { kind: 'postgres', time: '2026-11-21T10:00:00.000Z' } },
+    response: {
+      status: 'ok',
+      api_version: '2026-11-01',
+      database: { kind: 'postgres', time: '2026-11-21T10:00:00.000Z' },
+      deliveries: { due: 3, oldest_due_seconds: 42, loop_in_process: true },
+    },
   },
   surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx) => ({ data: await checkHealth(ctx) }),

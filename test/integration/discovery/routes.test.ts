@@ -8,7 +8,7 @@ import { API_VERSION } from '../../../domain/kernel/version.ts';
 import { ERROR_CATALOG } from '../../../registry/error-catalog.ts';
 import { registry } from '../../../registry/index.ts';
 import { groupsInUse } from '../../../discovery/groups.ts';
-import { possibleErrors } from '../../../discovery/operation-traits.ts';
+import { errorsOf } from '../../../registry/errors-of.ts';
 import { EXPECTED_PUBLIC_HEADERS, expectHeaders } from '../../helpers/headers.ts';
 
 const BASE = 'https://api.example.test';
@@ -131,7 +131,7 @@ describe('discovery routes', () => {
       const text = await skill(`accounting-${group}`);
       const ops = operations.filter((op) => op.group === group);
       for (const op of ops) expect(text).toContain(`${op.method} /api/v1${op.path}`);
-      for (const code of new Set(ops.flatMap(possibleErrors))) expect(text).toContain(`| \`${code}\` | ${ERROR_CATALOG[code].status} | ${ERROR_CATALOG[code].recoveryHint}`);
+      for (const code of new Set(ops.flatMap(errorsOf))) expect(text).toContain(`| \`${code}\` | ${ERROR_CATALOG[code].status} | ${ERROR_CATALOG[code].recoveryHint}`);
       if (!ops.every((op) => 'public' in op.auth)) expect(text).toContain('Authorization: Bearer <API_KEY>');
     }
     expect(await skill('accounting-companies')).toContain('meta.pagination.next_cursor');

@@ -92,7 +92,7 @@ describe.each(DB_TARGETS)('delivery pipeline end to end (%s)', (target) => {
     expect(attempts.map((a) => a.attemptNumber)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(attempts.map((a) => a.outcome)).toEqual([...Array(7).fill('failed'), 'dead']);
     // The deliveries list shows the whole attempt log on request.
-    const listed = await call(h.app, 'GET', `/api/v1/companies/${h.tenant.companyId}/webhooks/${hook.id}/deliveries?include=attempts`, { key: h.tenant.key });
+    const listed = await call(h.app, 'GET', `/api/v1/companies/${h.tenant.companyId}/webhooks/${hook.id}/deliveries?expand=attempts`, { key: h.tenant.key });
     expect(listed.status).toBe(200);
     const history = listed.body.data.deliveries[0].attempt_history;
     expect(history.map((a: { attempt_number: number }) => a.attempt_number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);

@@ -166,7 +166,7 @@ describe.each(DB_TARGETS)('authentication, headers and errors (%s)', (target) =>
   it('answers unknown routes with 404 and wrong methods with 405 and Allow', async () => {
     const missing = await call(app, 'GET', '/api/v1/nothing-here', { key: tenant.key });
     expect(missing.status).toBe(404);
-    expect(missing.body.error.code).toBe('NOT_FOUND');
+    expect(missing.body.error.code).toBe('ROUTE_NOT_FOUND');
     const wrong = await call(app, 'DELETE', '/api/v1/health');
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toBe('GET');

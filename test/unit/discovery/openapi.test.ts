@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import SwaggerParser from '@apidevtools/swagger-parser';
 import { z } from 'zod';
 import { registry } from '../../../registry/index.ts';
 import { isPublic, isTenantScoped, isWrite, requiredScope, requiredScopes } from '../../../registry/define-operation.ts';
@@ -6,14 +7,18 @@ import { ERROR_CATALOG, ErrorBody } from '../../../registry/error-catalog.ts';
 import { EVENT_TYPES, EventEnvelope } from '../../../domain/kernel/events.ts';
 import { API_VERSION } from '../../../domain/kernel/version.ts';
 import { buildOpenApiDocument } from '../../../discovery/openapi.ts';
-import { possibleErrors, type DescribedOperation } from '../../../discovery/operation-traits.ts';
+import { type DescribedOperation } from '../../../discovery/operation-traits.ts';
+import { errorsOf } from '../../../registry/errors-of.ts';
 import { toJsonSchema } from '../../../discovery/json-schema.ts';
 
 const BASE = 'https://api.example.test';
 const operations = registry.operations;
-const document = buildOpenApiDocument(operations, { publicBaseUrl: BASE });
+const raw = buildOpenApiDocument(operations, { publicBaseUrl: BASE });
+// What a client reads: every $ref resolved in place (shared shapes sit in components).
 // The document is plain JSON (typed loosely on purpose); `any` here and below keeps the lookups short.
+const document: any = await SwaggerParser.dereference(structuredClone(raw) as never);
 const operationOf = (op: DescribedOperation): any => document.paths[op.path]?.[op.method.toLowerCase()];
+const rawOperationOf = (op: DescribedOperation): any => raw.paths[op.path]?.[op.method.toLowerCase()];
 
 describe('OpenAPI document', () => {
   it('is OpenAPI 3.1 with the canonical server from PUBLIC_BASE_URL', () => {
@@ -23,7 +28,7 @@ describe('OpenAPI document', () => {
   });
 
   it('documents every registry operation and nothing else', () => {
-    const documented = Object.values(document.paths).flatMap((item) => Object.values(item).map((op) => op.operationId));
+    const documented = Object.values(document.paths as Record<string, Record<string, { operationId: string }>>).flatMap((item) => Object.values(item).map((op) => op.operationId));
     expect(documented.sort()).toEqual(operations.map((op) => op.id).sort());
     expect(registry.operations.every((op) => operationOf(op))).toBe(true);
   });
@@ -72,7 +77,9 @@ describe('OpenAPI document', () => {
     expect(Object.keys(success.content)).toEqual(['application/json', ...(op.produces ?? []).map((r) => r.mediaType)]);
     const media = success.content['application/json'];
     expect(media.schema.required).toEqual(['data', 'meta']);
-    expect(media.schema.properties.meta).toEqual({ $ref: '#/components/schemas/ResponseMeta' });
+    const rawSchema = rawOperationOf(op).responses[String(op.status)].content['application/json'].schema;
+    const envelope = rawSchema.$ref ? (raw.components as any).schemas[rawSchema.$ref.split('/').pop()] : rawSchema;
+    expect(envelope.properties.meta).toEqual({ $ref: '#/components/schemas/ResponseMeta' });
     expect(media.example.data).toEqual(op.output.parse(op.examples.response));
     expect(media.example.meta).toMatchObject({ request_id: expect.stringMatching(/^req_/), api_version: API_VERSION });
     expect('audit' in media.example.meta).toBe(isWrite(op));
@@ -84,22 +91,31 @@ describe('OpenAPI document', () => {
     expect(statuses.includes('401')).toBe(!isPublic(op));
     expect(statuses.includes('429')).toBe(!isPublic(op));
     expect(statuses.includes('403')).toBe(requiredScope(op) !== null);
-    expect(statuses.includes('404')).toBe(isTenantScoped(op) || op.path.includes('{'));
-    expect(statuses.includes('409')).toBe(op.idempotencyKey !== 'none');
+    const declared: readonly string[] = op.errors ?? [];
+    expect(statuses.includes('404')).toBe(isTenantScoped(op) || op.path.includes('{') || declared.includes('NOT_FOUND'));
+    const declaresStatus = (status: number) => declared.some((code) => ERROR_CATALOG[code as keyof typeof ERROR_CATALOG].status === status);
+    expect(statuses.includes('409')).toBe(op.idempotencyKey !== 'none' || declaresStatus(409));
     expect(statuses.includes('422')).toBe(op.idempotencyKey !== 'none');
     expect(statuses).toContain('400');
     expect(statuses).toContain('500');
     for (const status of statuses) {
       const media = responses[status].content['application/json'];
-      expect(media.schema).toEqual({ $ref: '#/components/schemas/Error' });
+      expect(media.schema).toEqual(document.components.schemas.Error);
       for (const code of Object.keys(media.examples)) expect(ERROR_CATALOG[code as keyof typeof ERROR_CATALOG].status).toBe(Number(status));
     }
-    expect(possibleErrors(op).every((code) => String(ERROR_CATALOG[code].status) in responses)).toBe(true);
+    // Every code errorsOf names (the pipeline's and the declared ones) is an example under its status.
+    for (const code of errorsOf(op)) expect(Object.keys(responses[String(ERROR_CATALOG[code].status)].content['application/json'].examples)).toContain(code);
   });
 
   it('shares one Error schema made from the error catalogue\'s ErrorBody', () => {
     const components = document.components as { schemas: Record<string, unknown>; examples: Record<string, { value: unknown }> };
     expect(components.schemas.Error).toEqual(toJsonSchema(ErrorBody, 'output', 'Error').schema);
+    for (const op of operations) {
+      for (const response of Object.values(rawOperationOf(op).responses as Record<string, any>)) {
+        const media = (response.$ref ? (raw.components as any).responses[response.$ref.split('/').pop()] : response).content?.['application/json'];
+        if (media?.examples) expect(media.schema).toEqual({ $ref: '#/components/schemas/Error' });
+      }
+    }
     for (const example of Object.values(components.examples)) expect(ErrorBody.safeParse(example.value).success).toBe(true);
   });
 
@@ -108,25 +124,27 @@ describe('OpenAPI document', () => {
     expect(Object.keys(webhooks)).toEqual([...EVENT_TYPES]);
     for (const type of EVENT_TYPES) {
       const media = webhooks[type].post.requestBody.content['application/json'];
+      // The general Event (every field, closed), narrowed by this type's `type` and `data`.
+      expect(media.schema.allOf).toEqual([document.components.schemas.Event]);
+      expect(media.schema.allOf[0].required).toEqual(expect.arrayContaining(['id', 'type', 'api_version', 'created_at', 'company_id', 'data']));
       expect(media.schema.properties.type).toEqual({ type: 'string', const: type });
-      expect(media.schema.required).toEqual(expect.arrayContaining(['id', 'type', 'api_version', 'created_at', 'company_id', 'data']));
       expect(EventEnvelope.parse(media.example).type).toBe(type);
       expect(webhooks[type].post.parameters[0].name).toBe('X-Service-Signature');
     }
   });
 });
 
-describe('OpenAPI generator on shapes the registry does not use yet', () => {
-  const base = registry.byId('updateCompany')!;
-  const { handler: _handler, ...described } = base;
-  const synthetic: DescribedOperation[] = [
-    { ...described, id: 'deleteThing', method: 'DELETE', path: '/things/{id}', input: { params: z.object({ id: z.uuid() }) }, output: null, status: 204, sideEffects: ['delete'], examples: { params: { id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10' } } },
-    { ...described, id: 'downloadThing', method: 'GET', path: '/things/{id}/pdf', input: { params: z.object({ id: z.uuid() }) }, output: null, produces: [{ mediaType: 'application/pdf', render: async () => { throw new Error('not rendered here'); } }], status: 200, sideEffects: ['none'], dryRun: false, idempotencyKey: 'none', examples: {} },
-    { ...described, id: 'uploadThing', method: 'POST', path: '/things', input: { body: z.object({ file: z.file(), note: z.string() }) }, requestContentType: 'multipart/form-data', output: z.object({ id: z.uuid() }), status: 201, sideEffects: ['create'], examples: { response: { id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10' } } },
-  ];
-  // Plain JSON; `any` keeps the lookups short.
-  const doc: any = buildOpenApiDocument(synthetic, { publicBaseUrl: BASE });
+const base = registry.byId('updateCompany')!;
+const { handler: _handler, ...described } = base;
+const synthetic: DescribedOperation[] = [
+  { ...described, id: 'deleteThing', method: 'DELETE', path: '/things/{id}', input: { params: z.object({ id: z.uuid() }) }, output: null, status: 204, sideEffects: ['delete'], examples: { params: { id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10' } } },
+  { ...described, id: 'downloadThing', method: 'GET', path: '/things/{id}/pdf', input: { params: z.object({ id: z.uuid() }) }, output: null, produces: [{ mediaType: 'application/pdf', render: async () => { throw new Error('not rendered here'); } }], status: 200, sideEffects: ['none'], dryRun: false, idempotencyKey: 'none', examples: {} },
+  { ...described, id: 'uploadThing', method: 'POST', path: '/things', input: { body: z.object({ file: z.file(), note: z.string() }) }, requestContentType: 'multipart/form-data', output: z.object({ id: z.uuid() }), status: 201, sideEffects: ['create'], examples: { response: { id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10' } } },
+];
+// Plain JSON, references resolved; `any` keeps the lookups short.
+const doc: any = await SwaggerParser.dereference(buildOpenApiDocument(synthetic, { publicBaseUrl: BASE }) as never);
 
+describe('OpenAPI generator on shapes the registry does not use yet', () => {
   it('a 204 has no content', () => {
     expect(doc.paths['/things/{id}'].delete.responses['204']).toEqual({ description: 'No content.', headers: expect.any(Object) });
   });
@@ -137,12 +155,13 @@ describe('OpenAPI generator on shapes the registry does not use yet', () => {
     expect(success.content['application/pdf']).toEqual({ schema: { type: 'string', contentMediaType: 'application/pdf' } });
   });
 
-  it('a multipart body has its schema but no example, and no JSON-only errors', () => {
+  it('a multipart body has its schema but no example', () => {
     const operation = doc.paths['/things'].post;
     expect(Object.keys(operation.requestBody.content)).toEqual(['multipart/form-data']);
     expect(operation.requestBody.content['multipart/form-data'].example).toBeUndefined();
     expect(operation.requestBody.content['multipart/form-data'].schema.properties.file).toMatchObject({ type: 'string', format: 'binary' });
-    expect(operation.responses['415']).toBeUndefined();
+    // A body of any media type can be too large or sent as the wrong type.
+    expect(Object.keys(operation.responses['415'].content['application/json'].examples)).toEqual(['UNSUPPORTED_MEDIA_TYPE']);
     expect(operation.responses['201'].content['application/json'].example.data).toEqual({ id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10' });
   });
 });
