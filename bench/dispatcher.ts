@@ -1,7 +1,7 @@
 /**
  * Dispatcher throughput against a baseline loop measured in the same run (DESIGN.md §12):
  * baseline = raw `pg` SKIP LOCKED claim of 50 + sign + undici.request POST + one batched update.
- * Also the claim cycle with 10,000 vs 1,000,000 terminal rows in the table.
+ * The claim on its own is bench/claim.ts.
  */
 import { execFileSync, fork } from 'node:child_process';
 import { once } from 'node:events';
@@ -149,7 +149,6 @@ async function main(): Promise<void> {
     console.log(`  ratio worker/baseline: ${(ours.perSecond / baseline.perSecond).toFixed(2)} (target >= 0.80)`);
     console.log(`  ratio 1-lane worker/baseline: ${(oneLane.perSecond / baseline.perSecond).toFixed(2)}; batch-by-batch/baseline: ${(batch.perSecond / baseline.perSecond).toFixed(2)} (same sequential shape as the baseline, plus an attempt log, URL checks and kept response bodies)`);
 
-    await measureClaimCycle(services, hook.id, company.id);
   } catch (error) {
     console.error(error);
     process.exitCode = 1;
@@ -160,74 +159,5 @@ async function main(): Promise<void> {
   }
 }
 
-
-const CLAIM_CYCLE_FUNCTION = `
-  CREATE OR REPLACE FUNCTION bench_claim_cycle(hook uuid, company uuid, cycles int) RETURNS double precision[]
-  LANGUAGE plpgsql AS $fn$
-  DECLARE t0 timestamptz; samples double precision[] := '{}'; ids uuid[];
-  BEGIN
-    FOR i IN 1..cycles LOOP
-      INSERT INTO webhook_deliveries (webhook_id, company_id, event_type, payload)
-        SELECT hook, company, 'company.updated', '{}'::jsonb FROM generate_series(1, 50);
-      t0 := clock_timestamp();
-      SELECT array_agg(delivery_id) INTO ids FROM claim_webhook_deliveries(50);
-      samples := samples || extract(epoch FROM clock_timestamp() - t0) * 1000;
-      UPDATE webhook_deliveries SET status = 'delivered' WHERE id = ANY(ids);
-    END LOOP;
-    RETURN samples;
-  END $fn$`;
-
-/**
- * The claim of 50 with ~10k vs ~1M terminal rows: two databases, measured alternately so drift
- * on the machine hits both alike, each claim timed inside the database (clock_timestamp around
- * the claim only).
- */
-async function measureClaimCycle(services: Awaited<ReturnType<typeof createServices>>, hookId: string, companyId: string): Promise<void> {
-  const second = await createPostgresDatabase();
-  const big = await createServices(
-    loadConfig({ DATABASE_URL: second.url, DATABASE_ANON_URL: second.anonUrl, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, LOG_LEVEL: 'warn' }),
-    { logger: createLogger('warn') },
-  );
-  try {
-    const setups = [
-      { name: '~10k', prisma: services.database.prisma, rows: 10_000, hook: hookId, company: companyId },
-      { name: '~1M', prisma: big.database.prisma, rows: 1_000_000, hook: '', company: '' },
-    ];
-    const bigCompany = await big.database.prisma.company.create({ data: { name: 'Bench AB', orgNumber: '556000-0000', entityType: 'aktiebolag' } });
-    const bigHook = await big.database.prisma.webhook.create({
-      data: { companyId: bigCompany.id, eventType: 'company.updated', webhookUrl: 'https://hooks.example.com/x', name: 'bench', secretEncrypted: 'x', apiVersionPinned: '2026-11-01' },
-    });
-    setups[1]!.hook = bigHook.id;
-    setups[1]!.company = bigCompany.id;
-    for (const setup of setups) {
-      await setup.prisma.$executeRawUnsafe(CLAIM_CYCLE_FUNCTION);
-      const current = await setup.prisma.webhookDelivery.count();
-      if (setup.rows > current) {
-        await setup.prisma.$executeRawUnsafe(
-          `INSERT INTO webhook_deliveries (webhook_id, company_id, event_type, payload, status, attempts)
-           SELECT $1::uuid, $2::uuid, 'company.updated', '{}'::jsonb, 'delivered', 1 FROM generate_series(1, ${setup.rows - current})`,
-          setup.hook,
-          setup.company,
-        );
-      }
-      await setup.prisma.$executeRawUnsafe('VACUUM ANALYZE webhook_deliveries');
-    }
-    const samples: Record<string, number[]> = { '~10k': [], '~1M': [] };
-    for (let round = 0; round < 8; round++) {
-      for (const setup of setups) {
-        const [row] = await setup.prisma.$queryRawUnsafe<{ s: number[] }[]>('SELECT bench_claim_cycle($1::uuid, $2::uuid, 25) AS s', setup.hook, setup.company);
-        samples[setup.name]!.push(...row!.s.slice(5).map(Number)); // the first few of a round warm caches
-      }
-    }
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-    const small = median(samples['~10k']!);
-    const large = median(samples['~1M']!);
-    console.log(`\nClaim of ${BATCH}, timed in the database (median of ${samples['~1M']!.length}, alternating databases): ${small.toFixed(3)} ms with ~10k terminal rows, ${large.toFixed(3)} ms with ~1M`);
-    console.log(`  ratio 1M/10k: ${(large / small).toFixed(2)} (target <= 1.30)`);
-  } finally {
-    await big.database.close();
-    await second.drop();
-  }
-}
 
 await main();

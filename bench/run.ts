@@ -1,10 +1,12 @@
-// npm run bench [dispatcher|rest|mcp]: each prints ratios against baselines measured in the same
-// run; no argument runs all three. Never part of `npm test`.
+// npm run bench [dispatcher|claim|rest|mcp]: each prints ratios against baselines measured in the same
+// run; no argument runs them all. Never part of `npm test`.
 // Needs PostgreSQL: TEST_DATABASE_URL (default: the machine's postgres://postgres@127.0.0.1:5432/test).
 process.env.TEST_DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/test';
 
 const BENCHMARKS = {
-  dispatcher: () => import('./dispatcher.ts'),
+  // The dispatcher's throughput, then its claim with a two-company backlog beside the pre-fairness claim.
+  dispatcher: () => import('./dispatcher.ts').then(() => import('./claim.ts')).then((claim) => claim.measureClaim()),
+  claim: () => import('./claim.ts').then((claim) => claim.measureClaim()),
   rest: () => import('./rest.ts'),
   mcp: () => import('./mcp.ts'),
 } as const;

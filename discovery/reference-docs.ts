@@ -3,7 +3,16 @@ import { API_VERSION } from '../domain/kernel/version.ts';
 import { EVENT_CATALOG, EVENT_TYPES, PAYROLL_SCOPE, type EventType } from '../domain/kernel/events.ts';
 import { ERROR_CODES } from '../domain/kernel/errors.ts';
 import { ERROR_CATALOG, docsUrlFor } from '../registry/error-catalog.ts';
-import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER } from '../domain/webhooks/signature-header.ts';
+import {
+  DEFAULT_TOLERANCE_SECONDS,
+  SIGNATURE_HEADER,
+  STANDARD_ID_HEADER,
+  STANDARD_SIGNATURE_HEADER,
+  STANDARD_TIMESTAMP_HEADER,
+} from '../domain/webhooks/signature-header.ts';
+import { JITTER_FRACTION, MAX_RETRY_DELAY_MS, RETRY_DELAYS_MS } from '../domain/webhooks/retry-schedule.ts';
+import { AUTO_DISABLE_DEAD_IN_A_ROW, AUTO_DISABLE_FAILING_FOR_MS, CONSECUTIVE_FAILURES } from '../domain/webhooks/health.ts';
+import { DEFAULT_ROTATION_OVERLAP_SECONDS, MAX_ROTATION_OVERLAP_SECONDS } from '../domain/webhooks/schemas.ts';
 import type { Group } from '../registry/define-operation.ts';
 import { capabilityIdOf } from '../registry/capabilities.ts';
 import { CLI_EXIT_TEXT, CLI_NAME } from '../registry/cli-command.ts';
@@ -235,11 +244,8 @@ function renderEvents(): string {
   return page(
     `# ${EVENTS_TAG.title}`,
     `${EVENTS_TAG.description} Subscribe with the webhooks operations; each delivery is an HTTP POST of the JSON event below.`,
-    [
-      '## Verifying a delivery',
-      '',
-      `Every delivery carries \`${SIGNATURE_HEADER}: t=<unix seconds>,v1=<hex>\`, where \`v1\` is the HMAC-SHA256 of \`<t>.<raw body>\` keyed with the webhook secret (its UTF-8 bytes). Recompute it over the raw body before parsing, compare in constant time and reject timestamps more than ${DEFAULT_TOLERANCE_SECONDS / 60} minutes from your clock. The package exports \`verifySignature(header, rawBody, secret)\` (dispatcher/sign.ts) that does exactly this. Answer any 2xx to acknowledge; \`410\` disables the webhook. The event \`id\` is the same across retries: use it to drop duplicates.`,
-    ].join('\n'),
+    renderVerification(),
+    renderDeliveryRules(),
     table(
       ['Event type', 'Family', 'Description'],
       EVENT_TYPES.map((type) => [`[\`${type}\`](#${anchor(type)})`, EVENT_CATALOG[type].group, describeEvent(type)]),
@@ -248,6 +254,78 @@ function renderEvents(): string {
       EVENT_TYPES.filter((type) => EVENT_CATALOG[type].group === family).map((type) => [`## ${type}`, '', describeEvent(type), '', json(eventExample(type))].join('\n')),
     ),
   );
+}
+
+const HOUR_MS = 3_600_000;
+const hours = (ms: number): string => (ms % HOUR_MS === 0 ? `${ms / HOUR_MS} h` : `${ms / 60_000} min`);
+
+/** How a receiver verifies a delivery, with a snippet for each library that can. */
+function renderVerification(): string {
+  const code = (language: string, text: string): string => `\`\`\`${language}\n${text}\n\`\`\``;
+  return [
+    '## Verifying a delivery',
+    '',
+    `Every delivery carries two signatures over the raw body, keyed with the webhook secret's UTF-8 bytes (the 64-character string itself, not hex-decoded):`,
+    '',
+    `- \`${SIGNATURE_HEADER}: t=<unix seconds>,v1=<hex>\`: \`v1\` is the HMAC-SHA256 of \`<t>.<raw body>\`, Stripe's scheme, so Stripe's verifiers work.`,
+    `- The [Standard Webhooks](https://www.standardwebhooks.com) headers \`${STANDARD_ID_HEADER}\` (the event id, the same on every retry), \`${STANDARD_TIMESTAMP_HEADER}\` (the same \`t\`) and \`${STANDARD_SIGNATURE_HEADER}: v1,<base64>\` (HMAC-SHA256 of \`<id>.<t>.<raw body>\`), so Standard Webhooks libraries (e.g. the \`standardwebhooks\` npm package) work. They take the secret as \`whsec_\` + base64 of the secret string's bytes.`,
+    '',
+    `During a secret rotation (\`rotateWebhookSecret\`) each header carries one signature per secret, the new one first: \`t=…,v1=<new>,v1=<old>\` and \`v1,<new> v1,<old>\`. Every verifier below accepts a delivery if any signature matches, so a receiver can switch to the new secret at any moment of the overlap (default ${DEFAULT_ROTATION_OVERLAP_SECONDS / 3600} h, at most ${MAX_ROTATION_OVERLAP_SECONDS / 86_400} days; \`expirePreviousWebhookSecret\` ends it early).`,
+    '',
+    `Verify before parsing, over the exact bytes received; reject timestamps more than ${DEFAULT_TOLERANCE_SECONDS / 60} minutes from your clock. Answer any 2xx to acknowledge. Delivery is at least once: drop duplicates by the event \`id\`.`,
+    '',
+    '### With this package (`verifySignature`, no dependencies: dispatcher/sign.ts can be copied)',
+    '',
+    code(
+      'ts',
+      [
+        "import { verifySignature } from './dispatcher/sign.ts';",
+        '',
+        `const check = verifySignature(req.headers['${SIGNATURE_HEADER.toLowerCase()}'], rawBody, process.env.WEBHOOK_SECRET!);`,
+        "if (!check.ok) return res.status(400).end(check.reason); // never throws; a list of secrets also works",
+        "const event = JSON.parse(rawBody.toString('utf8'));",
+      ].join('\n'),
+    ),
+    '',
+    "### With Stripe's library (`stripe`)",
+    '',
+    code(
+      'ts',
+      [
+        "import Stripe from 'stripe';",
+        '',
+        "const stripe = new Stripe(process.env.STRIPE_API_KEY ?? 'unused'); // the key is not used to verify",
+        `// Throws on a bad signature; the default tolerance is ${DEFAULT_TOLERANCE_SECONDS} s (it does not reject future timestamps).`,
+        `const event = stripe.webhooks.constructEvent(rawBody, req.headers['${SIGNATURE_HEADER.toLowerCase()}'], process.env.WEBHOOK_SECRET!);`,
+      ].join('\n'),
+    ),
+    '',
+    '### With the Standard Webhooks library (`standardwebhooks`)',
+    '',
+    code(
+      'ts',
+      [
+        "import { Webhook } from 'standardwebhooks';",
+        '',
+        "const secret = 'whsec_' + Buffer.from(process.env.WEBHOOK_SECRET!, 'utf8').toString('base64');",
+        `// Throws WebhookVerificationError on a bad signature or a timestamp more than ${DEFAULT_TOLERANCE_SECONDS / 60} minutes off.`,
+        "const event = new Webhook(secret).verify(rawBody.toString('utf8'), req.headers);",
+      ].join('\n'),
+    ),
+  ].join('\n');
+}
+
+/** Retries, Retry-After, jitter and the automatic disable, from the constants the dispatcher uses. */
+function renderDeliveryRules(): string {
+  return [
+    '## Retries and automatic disabling',
+    '',
+    `- Any answer but 2xx (redirects are not followed), a timeout or a connection error is retried after ${RETRY_DELAYS_MS.map(hours).join(', ')}, each step moved by up to ±${JITTER_FRACTION * 100} % so deliveries that failed together do not return together; then the delivery is \`dead\`.`,
+    `- A \`429\` or \`503\` with \`Retry-After\` (seconds or an HTTP date) waits for the longer of the step and the Retry-After, at most ${hours(MAX_RETRY_DELAY_MS)}.`,
+    '- `410 Gone` ends the delivery and disables the webhook (`http_410`); so does a URL that resolves to a private address at send time (`url_unsafe:<class>`).',
+    `- A webhook whose deliveries have all failed for ${AUTO_DISABLE_FAILING_FOR_MS / 86_400_000} days, or whose last ${AUTO_DISABLE_DEAD_IN_A_ROW} finished deliveries all ended \`dead\`, whichever comes first, is disabled with \`disabled_reason\` \`${CONSECUTIVE_FAILURES}\`. One successful delivery resets both counts; the webhook's \`failing_since\` and \`last_error\` show the current run.`,
+    '- Every disable emits one `webhook.disabled` event (with `disabled_reason` and `last_error`) to the company\'s other subscriptions. Re-enable with `updateWebhook` and `active: true`, which checks the URL again and clears the failure record.',
+  ].join('\n');
 }
 
 const describeEvent = (type: EventType): string =>

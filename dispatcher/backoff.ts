@@ -1,26 +1,20 @@
 /**
- * Retry schedule for webhook deliveries.
- *
- * Delays are applied after successive failures: 1 min, 5 min, 30 min, 2 h, 12 h, 24 h, 48 h.
- * That is 7 retries, so 8 attempts in total. The delays sum to 86.6 h; the spec loosely
- * calls this "about 72 hours" of retrying — the table below is the source of truth.
+ * Backoff for webhook deliveries: the schedule (domain/webhooks/retry-schedule.ts, where the
+ * docs read it too) applied with jitter.
  */
 
-const MINUTE_MS = 60_000;
-const HOUR_MS = 60 * MINUTE_MS;
+import { JITTER_FRACTION, MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../domain/webhooks/retry-schedule.ts';
 
-export const RETRY_DELAYS_MS: readonly number[] = Object.freeze([
-  1 * MINUTE_MS,
-  5 * MINUTE_MS,
-  30 * MINUTE_MS,
-  2 * HOUR_MS,
-  12 * HOUR_MS,
-  24 * HOUR_MS,
-  48 * HOUR_MS,
-]);
+export { JITTER_FRACTION, MAX_ATTEMPTS, MAX_RETRY_DELAY_MS, RETRY_DELAYS_MS } from '../domain/webhooks/retry-schedule.ts';
 
-/** The first attempt plus one per retry delay. */
-export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+/** A source of uniform numbers in [0, 1), injectable so tests can pin the jitter. */
+export type Random = () => number;
+
+/** `stepMs` moved by up to ±JITTER_FRACTION, uniformly: random 0 gives -10 %, 0.5 none, →1 gives +10 %. */
+export function withJitter(stepMs: number, random: Random = Math.random): number {
+  const unit = Math.min(Math.max(random(), 0), 1); // a misbehaving source cannot leave the band
+  return Math.round(stepMs * (1 + JITTER_FRACTION * (2 * unit - 1)));
+}
 
 /**
  * Delay before the next attempt, given how many attempts have already been made (and failed).

@@ -2,8 +2,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { Services } from '../domain/kernel/context.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
+import { envelope } from '../registry/http/envelope.ts';
 import { errorResponse } from '../registry/http/error-response.ts';
 import { readBearer } from '../registry/http/bearer.ts';
+import { securityHeaders } from '../registry/http/security-headers.ts';
 import type { AppEnv } from '../registry/http/app-env.ts';
 import { tick } from './tick.ts';
 import { senderFor } from './worker.ts';
@@ -22,8 +24,9 @@ function authorised(header: string | undefined, secret: string): boolean {
 
 /**
  * `POST /api/webhooks/dispatch/cron` with `Authorization: Bearer <CRON_SECRET>`: one tick
- * (recover, claim 50, send), answering `{ picked, delivered, failed, dead }`. Without a
- * configured secret the route is not mounted at all (fail closed).
+ * (recover, claim 50, send), answering `{ data: { picked, delivered, failed, dead, recovered },
+ * meta }` with the API's headers (Service-Version and the security headers), like every other
+ * route. Without a configured secret the route is not mounted at all (fail closed).
  */
 export function cronRoute(options: { sender?: Sender } = {}) {
   return (app: Hono<AppEnv>, services: Services): void => {
@@ -33,13 +36,14 @@ export function cronRoute(options: { sender?: Sender } = {}) {
       return;
     }
     const sender = options.sender ?? senderFor(services);
-    app.post(CRON_PATH, async (c) => {
+    app.post(CRON_PATH, securityHeaders({ robotsTag: true }), async (c) => {
       if (!authorised(c.req.header('authorization'), secret)) {
         return errorResponse(c, new DomainError('UNAUTHENTICATED', { message: 'Invalid cron secret.' }), services.config.PUBLIC_BASE_URL);
       }
       const summary = await tick(services, sender);
       services.logger.info({ ...summary }, 'cron dispatch tick');
-      return c.json({ picked: summary.picked, delivered: summary.delivered, failed: summary.failed, dead: summary.dead, recovered: summary.recovered });
+      const { picked, delivered, failed, dead, recovered } = summary;
+      return c.json(envelope({ picked, delivered, failed, dead, recovered }, c.get('requestId')));
     });
   };
 }

@@ -2,10 +2,12 @@
  * Decides what happens to a delivery after one attempt (svix-style). Pure: the caller
  * persists the outcome and, when asked, disables the webhook.
  */
-import { nextAttemptDelayMs } from './backoff.ts';
+import { MAX_RETRY_DELAY_MS, nextAttemptDelayMs, withJitter, type Random } from './backoff.ts';
 
 export type AttemptResult =
-  | { kind: 'response'; status: number } // receiver answered (any status, incl. 3xx redirects which are never followed)
+  // The receiver answered (any status, incl. 3xx redirects, which are never followed), with its
+  // Retry-After header when it sent one.
+  | { kind: 'response'; status: number; retryAfter?: string | null }
   | { kind: 'timeout' }
   | { kind: 'transport_error'; errorClass: string } // e.g. 'ECONNREFUSED', 'tls_error'
   | { kind: 'url_unsafe'; unsafeClass: string }
@@ -24,6 +26,34 @@ const HTTP_SUCCESS_MIN = 200;
 const HTTP_SUCCESS_MAX = 299;
 
 export const EXHAUSTED_REASON_PREFIX = 'attempts_exhausted:';
+
+/** Answers whose Retry-After we honour: "slow down" (429) and "come back later" (503). */
+const RETRY_AFTER_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+/** RFC 9110's preferred HTTP-date (IMF-fixdate), e.g. `Sun, 06 Nov 1994 08:49:37 GMT`. */
+const IMF_FIXDATE = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+/**
+ * A Retry-After value (delay-seconds or an HTTP-date) as milliseconds from `now`; null when it is
+ * absent or unreadable. A date in the past means "now" (0).
+ */
+export function parseRetryAfter(value: string | null | undefined, now: Date): number | null {
+  const text = value?.trim() ?? '';
+  if (/^\d{1,12}$/.test(text)) return Number(text) * 1000;
+  if (!IMF_FIXDATE.test(text)) return null;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? null : Math.max(0, at - now.getTime());
+}
+
+/**
+ * Milliseconds until the next attempt: the backoff step with jitter, or the receiver's Retry-After
+ * on a 429/503 when that is longer, capped at the schedule's longest step.
+ */
+function retryDelayMs(result: AttemptResult, stepMs: number, now: Date, random: Random): number {
+  const backoff = withJitter(stepMs, random);
+  if (result.kind !== 'response' || !RETRY_AFTER_STATUSES.has(result.status)) return backoff;
+  const asked = parseRetryAfter(result.retryAfter, now);
+  return asked === null ? backoff : Math.max(backoff, Math.min(asked, MAX_RETRY_DELAY_MS));
+}
 
 function isSuccess(status: number): boolean {
   return Number.isInteger(status) && status >= HTTP_SUCCESS_MIN && status <= HTTP_SUCCESS_MAX;
@@ -44,7 +74,7 @@ function retryableReason(result: AttemptResult): string {
   }
 }
 
-export function decideOutcome(result: AttemptResult, attemptsMadeIncludingThis: number, now: Date): Outcome {
+export function decideOutcome(result: AttemptResult, attemptsMadeIncludingThis: number, now: Date, random: Random = Math.random): Outcome {
   // Terminal results win regardless of how many attempts remain: retrying cannot help.
   switch (result.kind) {
     case 'response':
@@ -67,10 +97,11 @@ export function decideOutcome(result: AttemptResult, attemptsMadeIncludingThis: 
   }
 
   const reason = retryableReason(result);
-  const delayMs = nextAttemptDelayMs(attemptsMadeIncludingThis);
-  if (delayMs === null) {
-    // Exhaustion does not disable the webhook: the endpoint may just have had a long outage.
+  const stepMs = nextAttemptDelayMs(attemptsMadeIncludingThis);
+  if (stepMs === null) {
+    // Exhaustion alone does not disable the webhook (the endpoint may just have had a long
+    // outage); the delivery-health rules (consecutive_failures) decide that.
     return { status: 'dead', reason: `${EXHAUSTED_REASON_PREFIX}${reason}`, disableWebhook: null };
   }
-  return { status: 'failed', nextAttemptAt: new Date(now.getTime() + delayMs), reason };
+  return { status: 'failed', nextAttemptAt: new Date(now.getTime() + retryDelayMs(result, stepMs, now, random)), reason };
 }

@@ -23,6 +23,8 @@ export interface SendRequest {
   eventType: string;
   url: string;
   secret: string;
+  /** During a rotation's overlap: the previous secret, which signs beside the current one. */
+  previousSecret?: string | null;
   /** Raw JSON, sent and signed byte for byte. */
   body: string;
 }
@@ -204,6 +206,7 @@ export function createSender(options: SenderOptions): Sender {
 
       const headers = deliveryHeaders({
         secret: req.secret,
+        previousSecret: req.previousSecret ?? null,
         body: req.body,
         eventType: req.eventType,
         deliveryId: req.deliveryId,
@@ -228,8 +231,9 @@ export function createSender(options: SenderOptions): Sender {
       // (setImmediate in client-h1); waiting that turn lets a send that follows straight after
       // reuse the connection instead of opening a second one.
       await nextLoopTurn();
+      const retryAfter = response.headers['retry-after'];
       return {
-        result: { kind: 'response', status: response.statusCode },
+        result: { kind: 'response', status: response.statusCode, ...(typeof retryAfter === 'string' && { retryAfter }) },
         responseStatus: response.statusCode,
         responseBody: boundedText(bytes, maxResponseBytes),
         responseHeaders: flattenHeaders(response.headers),

@@ -3,12 +3,23 @@
  *
  * Header format is Stripe's: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<rawBody>">`,
  * keyed with the secret string's UTF-8 bytes, so receivers can reuse Stripe-style verifiers.
+ * During a secret rotation there is one `v1` per secret (new first), as Stripe does.
+ * Beside it go the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
+ * `webhook-signature`), keyed with the same bytes, so Standard Webhooks libraries (the
+ * `standardwebhooks` npm package) verify a delivery given `whsec_` + base64 of the secret string.
  * Pure and transport-free: no I/O, no clock unless the caller omits `now`.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER } from '../domain/webhooks/signature-header.ts';
+import {
+  DEFAULT_TOLERANCE_SECONDS,
+  SIGNATURE_HEADER,
+  STANDARD_ID_HEADER,
+  STANDARD_SECRET_PREFIX,
+  STANDARD_SIGNATURE_HEADER,
+  STANDARD_TIMESTAMP_HEADER,
+} from '../domain/webhooks/signature-header.ts';
 
-export { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER };
+export { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, STANDARD_ID_HEADER, STANDARD_SIGNATURE_HEADER, STANDARD_TIMESTAMP_HEADER };
 
 /** The only scheme we emit and accept; others (e.g. Stripe's test-mode `v0`) are ignored. */
 const SIGNATURE_SCHEME = 'v1';
@@ -53,25 +64,56 @@ function computeSignature(secret: string, timestamp: string, rawBody: string | U
     .digest();
 }
 
-/**
- * Builds the signature header value for one delivery attempt.
- * Throws on programmer errors (empty secret, non-integer timestamp): a bad signature
- * sent to a customer is worse than a failed attempt.
- */
-export function signPayload(secret: string, rawBody: string, timestampSeconds: number): string {
-  if (typeof secret !== 'string' || secret.length === 0) {
-    throw new TypeError('signPayload: secret must be a non-empty string');
+/** One secret or several (current first, then the previous one during a rotation). */
+export type Secrets = string | readonly string[];
+
+/** Throws on programmer errors: a bad signature sent to a customer is worse than a failed attempt. */
+function checkedSecrets(secrets: Secrets, caller: string): readonly string[] {
+  const list = typeof secrets === 'string' ? [secrets] : secrets;
+  if (!Array.isArray(list) || list.length === 0 || list.some((secret) => typeof secret !== 'string' || secret.length === 0)) {
+    throw new TypeError(`${caller}: every secret must be a non-empty string`);
   }
+  return list;
+}
+
+function checkedTimestamp(timestampSeconds: number, caller: string): string {
+  if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
+    throw new RangeError(`${caller}: timestampSeconds must be a non-negative integer`);
+  }
+  return String(timestampSeconds);
+}
+
+/**
+ * Builds the X-Service-Signature value for one delivery attempt: `t=…,v1=<sig>` with one `v1`
+ * per secret. Throws on programmer errors (empty secret, non-integer timestamp).
+ */
+export function signPayload(secrets: Secrets, rawBody: string, timestampSeconds: number): string {
+  const list = checkedSecrets(secrets, 'signPayload');
   if (typeof rawBody !== 'string') {
     throw new TypeError('signPayload: rawBody must be a string');
   }
-  if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
-    throw new RangeError('signPayload: timestampSeconds must be a non-negative integer');
-  }
-  const t = String(timestampSeconds);
-  const v1 = computeSignature(secret, t, rawBody).toString('hex');
-  return `${TIMESTAMP_KEY}=${t},${SIGNATURE_SCHEME}=${v1}`;
+  const t = checkedTimestamp(timestampSeconds, 'signPayload');
+  const signatures = list.map((secret) => `${SIGNATURE_SCHEME}=${computeSignature(secret, t, rawBody).toString('hex')}`);
+  return [`${TIMESTAMP_KEY}=${t}`, ...signatures].join(',');
 }
+
+/**
+ * The Standard Webhooks signature header: `v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">`, one per
+ * secret, space-separated. Keyed with the secret string's UTF-8 bytes, like ours.
+ */
+export function signStandardWebhook(secrets: Secrets, messageId: string, rawBody: string, timestampSeconds: number): string {
+  const list = checkedSecrets(secrets, 'signStandardWebhook');
+  if (typeof messageId !== 'string' || messageId.length === 0 || typeof rawBody !== 'string') {
+    throw new TypeError('signStandardWebhook: messageId must be a non-empty string and rawBody a string');
+  }
+  const t = checkedTimestamp(timestampSeconds, 'signStandardWebhook');
+  return list
+    .map((secret) => `v1,${createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${messageId}.${t}.`, 'utf8').update(rawBody, 'utf8').digest('base64')}`)
+    .join(' ');
+}
+
+/** The secret as Standard Webhooks libraries take it: `whsec_` + base64 of the secret string's bytes. */
+export const standardWebhooksSecret = (secret: string): string => `${STANDARD_SECRET_PREFIX}${Buffer.from(secret, 'utf8').toString('base64')}`;
 
 type ParsedHeader = { timestamp: string; signatures: string[] };
 
@@ -110,6 +152,8 @@ function signatureMatches(candidateHex: string, expected: Buffer): boolean {
 /**
  * Verifies a signature header against the raw request body. Never throws.
  *
+ * Any matching `v1` passes (a delivery during a rotation carries one per secret), and `secret`
+ * may be a list, so a receiver in the middle of switching secrets can try both.
  * The HMAC is checked before the timestamp so that unauthenticated callers only ever
  * learn "no_valid_signature", not anything about our clock. Unlike Stripe's helper,
  * timestamps in the future beyond the tolerance are rejected too (pre-signed replays).
@@ -117,7 +161,7 @@ function signatureMatches(candidateHex: string, expected: Buffer): boolean {
 export function verifySignature(
   header: string | null | undefined,
   rawBody: string | Buffer,
-  secret: string,
+  secret: Secrets,
   options?: VerifyOptions,
 ): VerifyResult {
   try {
@@ -131,15 +175,16 @@ export function verifySignature(
     if (parsed === null) return { ok: false, reason: 'malformed_header' };
 
     // An empty key is guessable by anyone, so it can never authenticate anything.
-    if (typeof secret !== 'string' || secret.length === 0) {
+    const secrets = typeof secret === 'string' ? [secret] : Array.isArray(secret) ? secret : [];
+    if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s.length === 0)) {
       return { ok: false, reason: 'no_valid_signature' };
     }
     if (typeof rawBody !== 'string' && !(rawBody instanceof Uint8Array)) {
       return { ok: false, reason: 'no_valid_signature' };
     }
 
-    const expected = computeSignature(secret, parsed.timestamp, rawBody);
-    if (!parsed.signatures.some((sig) => signatureMatches(sig, expected))) {
+    const expected = secrets.map((s) => computeSignature(s, parsed.timestamp, rawBody));
+    if (!parsed.signatures.some((sig) => expected.some((digest) => signatureMatches(sig, digest)))) {
       return { ok: false, reason: 'no_valid_signature' };
     }
 

@@ -6,7 +6,7 @@ import { createLogger, prettyLogs } from './kernel/logger.ts';
 import { openDatabase } from './db/client.ts';
 import type { StatementListener } from './db/statement-log.ts';
 import { migratePglite, migratePostgres } from './db/migrate.ts';
-import { parseCidrList, systemResolver, type Resolver } from './webhooks/url-safety.ts';
+import { parseCidrList, RESOLVE_TIMEOUT_MS, systemResolver, type Resolver } from './webhooks/url-safety.ts';
 
 export interface BootstrapOptions {
   logger?: pino.Logger;
@@ -54,7 +54,7 @@ export async function createServices(config: Config, options: BootstrapOptions =
     secretBox,
     logger,
     now: options.now ?? (() => new Date()),
-    webhookUrlPolicy: { resolver: options.resolver ?? systemResolver, allowedPrivateCidrs },
+    webhookUrlPolicy: { resolver: options.resolver ?? systemResolver, allowedPrivateCidrs, resolveTimeoutMs: RESOLVE_TIMEOUT_MS },
     loops: { delivery: 0 },
   };
 }

@@ -94,6 +94,7 @@ export interface OperationDefinition<
   Q extends AnyObject = AnyObject,
   B extends z.ZodType = z.ZodType,
   O extends z.ZodType = z.ZodType,
+  R = undefined,
 > {
   /** camelCase; becomes the OpenAPI operationId and the capability's alternate id. */
   id: string;
@@ -164,14 +165,25 @@ export interface OperationDefinition<
    * holding a connection or transaction, which matters on PGlite's single connection.
    */
   database?: 'none';
+  /**
+   * Work that must not run inside the database transaction, typically network I/O such as the DNS
+   * lookup of a webhook URL check: it runs after validation and before the transaction opens, so
+   * a slow name server never holds a database connection. Its result reaches the handler as
+   * `input.prepared`. It may throw domain errors like the handler.
+   */
+  prepare?: (ctx: OperationContext, input: HandlerInput<P, Q, B>) => Promise<R>;
   /** The JSON answer (or the 204); absent only when the operation answers in `produces` alone. */
-  handler?: (ctx: OperationContext, input: HandlerInput<P, Q, B>) => Promise<HandlerResult<O extends z.ZodType ? z.infer<O> : null>>;
+  handler?: (
+    ctx: OperationContext,
+    input: HandlerInput<P, Q, B> & { prepared: R },
+  ) => Promise<HandlerResult<O extends z.ZodType ? z.infer<O> : null>>;
 }
 
 /** The type-erased form the surfaces iterate over. */
 // The handler's input is checked by the runner against the operation's own schemas, so erasing it is safe.
-export type Operation = Omit<OperationDefinition<AnyObject, AnyObject, z.ZodType, z.ZodType>, 'handler' | 'produces'> & {
-  handler?: (ctx: OperationContext, input: { params: unknown; query: unknown; body: unknown }) => Promise<HandlerResult<unknown>>;
+export type Operation = Omit<OperationDefinition<AnyObject, AnyObject, z.ZodType, z.ZodType, unknown>, 'prepare' | 'handler' | 'produces'> & {
+  prepare?: (ctx: OperationContext, input: { params: unknown; query: unknown; body: unknown }) => Promise<unknown>;
+  handler?: (ctx: OperationContext, input: { params: unknown; query: unknown; body: unknown; prepared?: unknown }) => Promise<HandlerResult<unknown>>;
   produces?: readonly ErasedRepresentation[];
 };
 
@@ -186,8 +198,8 @@ export interface ErasedRepresentation {
  * an operation that declares `expand` takes the `expand` query parameter, so every surface
  * (REST, OpenAPI, MCP, docs) offers it without knowing about expansions.
  */
-export function defineOperation<P extends AnyObject, Q extends AnyObject, B extends z.ZodType, O extends z.ZodType>(
-  definition: OperationDefinition<P, Q, B, O>,
+export function defineOperation<P extends AnyObject, Q extends AnyObject, B extends z.ZodType, O extends z.ZodType, R = undefined>(
+  definition: OperationDefinition<P, Q, B, O, R>,
 ): Operation {
   if (!definition.expand) return definition as unknown as Operation;
   const query = (definition.input.query ?? z.object({})).extend({ [EXPAND_PARAM]: expandParameter(definition.expand) });

@@ -41,6 +41,8 @@ import { deleteWebhook } from './operations/webhooks/delete.ts';
 import { testWebhook } from './operations/webhooks/test.ts';
 import { listWebhookDeliveries } from './operations/webhooks/list-deliveries.ts';
 import { retryWebhookDelivery } from './operations/webhooks/retry-delivery.ts';
+import { rotateWebhookSecret } from './operations/webhooks/rotate-secret.ts';
+import { expirePreviousWebhookSecret } from './operations/webhooks/expire-previous-secret.ts';
 import { listCapabilities } from './operations/discovery/list-capabilities.ts';
 import { getCapability } from './operations/discovery/get-capability.ts';
 
@@ -105,6 +107,8 @@ export const registry = buildRegistry([
   updateWebhook,
   deleteWebhook,
   testWebhook,
+  rotateWebhookSecret,
+  expirePreviousWebhookSecret,
   listWebhookDeliveries,
   retryWebhookDelivery,
   recoverWebhookDeliveries,

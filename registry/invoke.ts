@@ -225,10 +225,12 @@ async function run(
   beforeCommit?: (tx: OperationContext, result: InvocationResult) => Promise<void>,
 ): Promise<InvocationResult> {
   const { op } = inv;
-  if (!isWrite(op)) return finish(op, await handle(op, ctx, input), {});
+  // Before any transaction opens: network work such as DNS must never hold a database connection.
+  const prepared = op.prepare ? await op.prepare(ctx, input) : undefined;
+  if (!isWrite(op)) return finish(op, await handle(op, ctx, { ...input, prepared }), {});
   try {
     return await withTransaction(ctx, async (tx) => {
-      const handled = await handle(op, tx, input);
+      const handled = await handle(op, tx, { ...input, prepared });
       if (ctx.dryRun) {
         // Nothing was written, so there is no audit entry to point at, and nothing was created:
         // a dry run answers 200 (DESIGN.md §6) whatever the real call would answer.
@@ -253,7 +255,7 @@ async function run(
 async function handle(
   op: Operation,
   ctx: OperationContext,
-  input: { params: unknown; query: unknown; body: unknown },
+  input: { params: unknown; query: unknown; body: unknown; prepared?: unknown },
 ): Promise<{ data: unknown; pagination?: PaginationMeta; partialExpansions?: PartialExpansion[] }> {
   // The registry refuses, at load, an operation without a handler unless it answers in produces alone.
   if (!op.handler) throw new Error(`${op.id} has no JSON handler`);

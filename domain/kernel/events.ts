@@ -71,7 +71,10 @@ const WebhookDisabledObject = z.object({
   event_type: z.string().describe('The event type whose delivery failed last.'),
   webhook_url: z.url(),
   disabled_at: IsoDateTime,
-  disabled_reason: z.string().describe('Why delivery stopped, e.g. repeated failures.'),
+  disabled_reason: z
+    .string()
+    .describe('Why delivery stopped: manually_disabled, http_410, url_unsafe:<class> or consecutive_failures.'),
+  last_error: z.string().nullable().describe('The latest failed attempt\'s error before the disable (e.g. http_500), if any.'),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -269,7 +272,7 @@ const CATALOG = {
   }),
   'webhook.disabled': entry(
     PLATFORM,
-    'A webhook endpoint was disabled after repeated delivery failures.',
+    'A webhook endpoint was disabled: by its owner, after a 410 Gone or an unsafe URL, or after 5 days (or 50 deliveries) of failures.',
     WebhookDisabledObject,
     {
       id: 'e2f7a4c9-1d5b-4832-b6e0-8a3c7f1d9b25',
@@ -277,7 +280,8 @@ const CATALOG = {
       event_type: 'journal_entry.committed',
       webhook_url: 'https://hooks.example.se/bookkeeping',
       disabled_at: '2026-11-14T03:17:55.000Z',
-      disabled_reason: 'Endpoint returned HTTP 5xx for 3 consecutive days.',
+      disabled_reason: 'consecutive_failures',
+      last_error: 'http_500',
     },
   ),
 } satisfies Record<EventType, EventCatalogEntry>;

@@ -8,9 +8,9 @@ import { decodeCursor, encodeCursor, keysetTimestampSql, type PaginationMeta, ty
 import { assertCompanyAccess } from '../companies/access.ts';
 import { DELIVERY_CHANNEL } from '../events/emit.ts';
 import { toDelivery } from './mappers.ts';
-import { TERMINAL_STATUSES, type Delivery } from './schemas.ts';
-import { findWebhook, requirePayrollScopeFor } from './subscriptions.ts';
-import { assertSafeWebhookUrl } from './url-check.ts';
+import { TERMINAL_STATUSES, type Delivery, type DeliveryFilters } from './schemas.ts';
+import { findAccessibleWebhook, lockWebhook, requirePayrollScopeFor } from './subscriptions.ts';
+import { assertCheckedWebhookUrl, checkUrlsFirst, NO_CHECKED_URLS, type CheckedUrls } from './url-check.ts';
 
 const deliveryNotFound = (membershipDenial = false): DomainError =>
   new DomainError('NOT_FOUND', { message: 'No such webhook delivery.', membershipDenial });
@@ -19,7 +19,7 @@ const deliveryNotFound = (membershipDenial = false): DomainError =>
 export async function sendTestDelivery(ctx: OperationContext, companyId: string, webhookId: string): Promise<Delivery> {
   requireScope(ctx, 'webhooks:manage');
   return withTransaction(ctx, async (tx) => {
-    const webhook = await findWebhook(tx, companyId, webhookId);
+    const webhook = await lockWebhook(tx, companyId, webhookId);
     if (webhook.disabledAt !== null) {
       throw new DomainError('VALIDATION_ERROR', {
         message: `The webhook is disabled (${webhook.disabledReason}); enable it with PATCH {"active": true} first.`,
@@ -52,15 +52,19 @@ interface DeliveryRow {
   created_key: string;
 }
 
-/** A webhook's deliveries, newest first, keyset-paginated on (created_at, id). */
+/**
+ * A webhook's deliveries, newest first, keyset-paginated on (created_at, id), optionally narrowed
+ * by status, event type and a created_at window. A cursor is a position in that order, so it stays
+ * valid when the filters change.
+ */
 export async function listDeliveries(
   ctx: OperationContext,
   companyId: string,
   webhookId: string,
-  query: PaginationQuery,
+  query: PaginationQuery & DeliveryFilters,
 ): Promise<{ deliveries: Delivery[]; pagination: PaginationMeta }> {
   requireScope(ctx, 'webhooks:manage');
-  const webhook = await findWebhook(ctx, companyId, webhookId);
+  const webhook = await findAccessibleWebhook(ctx, companyId, webhookId);
   const listName = `deliveries:${webhook.id}`;
   const before = decodeCursor(listName, query.cursor);
   const keys = await ctx.db.$queryRawUnsafe<DeliveryRow[]>(
@@ -68,6 +72,10 @@ export async function listDeliveries(
        FROM webhook_deliveries
       WHERE webhook_id = $1::uuid AND company_id = $2::uuid
         AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
+        AND ($6::text IS NULL OR status = $6::text)
+        AND ($7::text IS NULL OR event_type = $7::text)
+        AND ($8::timestamptz IS NULL OR created_at >= $8::timestamptz)
+        AND ($9::timestamptz IS NULL OR created_at < $9::timestamptz)
       ORDER BY created_at DESC, id DESC
       LIMIT $5`,
     webhook.id,
@@ -75,6 +83,10 @@ export async function listDeliveries(
     before?.at ?? null,
     before?.id ?? null,
     query.limit + 1,
+    query.status ?? null,
+    query.event_type ?? null,
+    query.created_gte ?? null,
+    query.created_lt ?? null,
   );
   const page = keys.slice(0, query.limit);
   const rows = await ctx.db.webhookDelivery.findMany({ where: { id: { in: page.map((k) => k.id) } } });
@@ -91,39 +103,63 @@ export async function listDeliveries(
 }
 
 /**
+ * The delivery a retry copies and the webhook it goes to, with every check that does not need
+ * the network: tenancy by membership of the delivery's company (spec Endpoints 6), terminal
+ * status, payroll:read for payroll events, the webhook still there and enabled.
+ */
+async function retryTarget(ctx: OperationContext, deliveryId: string, lock: boolean) {
+  const source = await ctx.db.webhookDelivery.findUnique({ where: { id: deliveryId } });
+  if (!source) throw deliveryNotFound();
+  try {
+    await assertCompanyAccess(ctx, source.companyId);
+  } catch (error) {
+    // Identical to an unknown delivery: nothing reveals that it exists elsewhere.
+    if (error instanceof DomainError && error.code === 'NOT_FOUND') throw deliveryNotFound(true);
+    throw error;
+  }
+  if (!TERMINAL_STATUSES.includes(source.status)) {
+    throw new DomainError('CONFLICT', {
+      message: `Only delivered or dead deliveries can be retried; this one is ${source.status} and will be retried automatically.`,
+    });
+  }
+  requirePayrollScopeFor(ctx, source.eventType);
+  const gone = () => new DomainError('NOT_FOUND', { message: 'The delivery\'s webhook no longer exists.' });
+  if (!source.webhookId) throw gone();
+  let webhook;
+  try {
+    webhook = lock ? await lockWebhook(ctx, source.companyId, source.webhookId) : await findAccessibleWebhook(ctx, source.companyId, source.webhookId);
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'NOT_FOUND') throw gone();
+    throw error;
+  }
+  if (webhook.disabledAt !== null) {
+    throw new DomainError('VALIDATION_ERROR', {
+      message: `The webhook is disabled (${webhook.disabledReason}); enable it with PATCH {"active": true} before retrying.`,
+      details: [{ path: 'webhook', message: 'webhook is disabled' }],
+    });
+  }
+  return { source, webhook };
+}
+
+const RETRY_URL_PATH = 'webhook.webhook_url';
+
+/** Before the transaction: every check of a retry, then its webhook's URL (DNS). */
+export async function prepareRetryDelivery(ctx: OperationContext, deliveryId: string): Promise<CheckedUrls> {
+  requireScope(ctx, 'webhooks:manage');
+  const { webhook } = await retryTarget(ctx, deliveryId, false);
+  return checkUrlsFirst(ctx, webhook.webhookUrl, RETRY_URL_PATH);
+}
+
+/**
  * Enqueues a fresh pending delivery copying a terminal one (spec Endpoints 6). The route sits
  * outside the company path, so tenancy comes from the delivery's company; the webhook is re-read
- * scoped to (id, company) right before the insert.
+ * (and locked) scoped to (id, company) right before the insert.
  */
-export async function retryDelivery(ctx: OperationContext, deliveryId: string): Promise<Delivery> {
+export async function retryDelivery(ctx: OperationContext, deliveryId: string, checked: CheckedUrls = NO_CHECKED_URLS): Promise<Delivery> {
   requireScope(ctx, 'webhooks:manage');
   return withTransaction(ctx, async (tx) => {
-    const source = await tx.db.webhookDelivery.findUnique({ where: { id: deliveryId } });
-    if (!source) throw deliveryNotFound();
-    try {
-      await assertCompanyAccess(tx, source.companyId);
-    } catch (error) {
-      // Identical to an unknown delivery: nothing reveals that it exists elsewhere.
-      if (error instanceof DomainError && error.code === 'NOT_FOUND') throw deliveryNotFound(true);
-      throw error;
-    }
-    if (!TERMINAL_STATUSES.includes(source.status)) {
-      throw new DomainError('CONFLICT', {
-        message: `Only delivered or dead deliveries can be retried; this one is ${source.status} and will be retried automatically.`,
-      });
-    }
-    requirePayrollScopeFor(tx, source.eventType);
-    const webhook = source.webhookId
-      ? await tx.db.webhook.findFirst({ where: { id: source.webhookId, companyId: source.companyId } })
-      : null;
-    if (!webhook) throw new DomainError('NOT_FOUND', { message: 'The delivery\'s webhook no longer exists.' });
-    if (webhook.disabledAt !== null) {
-      throw new DomainError('VALIDATION_ERROR', {
-        message: `The webhook is disabled (${webhook.disabledReason}); enable it with PATCH {"active": true} before retrying.`,
-        details: [{ path: 'webhook', message: 'webhook is disabled' }],
-      });
-    }
-    await assertSafeWebhookUrl(tx, webhook.webhookUrl, 'webhook.webhook_url');
+    const { source, webhook } = await retryTarget(tx, deliveryId, true);
+    await assertCheckedWebhookUrl(tx, checked, webhook.webhookUrl, RETRY_URL_PATH);
     const row = await tx.db.webhookDelivery.create({
       data: {
         webhookId: webhook.id,

@@ -13,6 +13,9 @@ export interface WebhookRow {
   apiVersionPinned: string;
   disabledAt: Date | null;
   disabledReason: string | null;
+  previousSecretExpiresAt: Date | null;
+  failingSince: Date | null;
+  lastError: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -36,6 +39,9 @@ export const toWebhook = (row: WebhookRow): Webhook => ({
   api_version_pinned: row.apiVersionPinned,
   disabled_at: row.disabledAt?.toISOString() ?? null,
   disabled_reason: row.disabledReason,
+  previous_secret_expires_at: row.previousSecretExpiresAt?.toISOString() ?? null,
+  failing_since: row.failingSince?.toISOString() ?? null,
+  last_error: row.lastError,
   created_at: row.createdAt.toISOString(),
   updated_at: row.updatedAt.toISOString(),
 });

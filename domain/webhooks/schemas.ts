@@ -5,6 +5,12 @@ import { undescribed } from '../kernel/undescribed.ts';
 
 export const MAX_WEBHOOKS_PER_COMPANY = 50; // bounded, so the list needs no pagination (spec Limits)
 
+const HOUR_SECONDS = 3600;
+/** Rotation: how long the previous secret keeps signing beside the new one, unless the request says otherwise. */
+export const DEFAULT_ROTATION_OVERLAP_SECONDS = 24 * HOUR_SECONDS;
+/** Rotation: the longest overlap a request may ask for (7 days). */
+export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 24 * HOUR_SECONDS;
+
 export const WebhookId = z.uuid().describe('Webhook id (uuid), from the webhooks list or the create response.');
 export const DeliveryId = z.uuid().describe('Delivery id (uuid), from a webhook\'s deliveries list.');
 
@@ -31,7 +37,22 @@ export const Webhook = z
     disabled_reason: z
       .string()
       .nullable()
-      .describe('manually_disabled, http_410 (receiver answered 410 Gone) or url_unsafe:<class>.'),
+      .describe(
+        'manually_disabled, http_410 (receiver answered 410 Gone), url_unsafe:<class> or consecutive_failures ' +
+          '(every delivery failed for 5 days, or the last 50 ended dead).',
+      ),
+    previous_secret_expires_at: z.iso
+      .datetime()
+      .nullable()
+      .describe('After a secret rotation: until this instant deliveries are signed with the new and the previous secret. null otherwise.'),
+    failing_since: z.iso
+      .datetime()
+      .nullable()
+      .describe('When deliveries started failing with no success since; null while deliveries succeed.'),
+    last_error: z
+      .string()
+      .nullable()
+      .describe('The latest failed attempt\'s error since the last success (e.g. http_500, timeout); null while deliveries succeed.'),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
@@ -45,6 +66,26 @@ export const CreatedWebhook = Webhook.extend({
     .describe('Signing secret (64 hex chars). Shown only in this response: store it now.'),
 });
 export type CreatedWebhook = z.infer<typeof CreatedWebhook>;
+
+export const RotatedWebhook = Webhook.extend({
+  secret: CreatedWebhook.shape.secret.describe('The new signing secret (64 hex chars). Shown only in this response: store it now.'),
+});
+export type RotatedWebhook = z.infer<typeof RotatedWebhook>;
+
+export const RotateWebhookSecretBody = z
+  .strictObject({
+    overlap_seconds: z
+      .int()
+      .min(0)
+      .max(MAX_ROTATION_OVERLAP_SECONDS)
+      .optional()
+      .describe(
+        `How long the previous secret keeps signing beside the new one, in seconds: 0-${MAX_ROTATION_OVERLAP_SECONDS} ` +
+          `(7 days), default ${DEFAULT_ROTATION_OVERLAP_SECONDS} (24 h). 0 retires it at once.`,
+      ),
+  })
+  .optional();
+export type RotateWebhookSecretBody = z.infer<typeof RotateWebhookSecretBody>;
 
 export const CreateWebhookBody = z
   .object({
@@ -77,6 +118,18 @@ export type UpdateWebhookBody = z.infer<typeof UpdateWebhookBody>;
 
 export const DELIVERY_STATUSES = ['pending', 'in_flight', 'delivered', 'failed', 'dead'] as const;
 export const TERMINAL_STATUSES: readonly string[] = ['delivered', 'dead'];
+
+/** Delivery-log search (listWebhookDeliveries): every filter is optional and they combine with AND. */
+export const DeliveryFilters = z.object({
+  status: z.enum(DELIVERY_STATUSES).optional().describe('Only deliveries in this status.'),
+  event_type: EventType.optional().describe('Only deliveries of this event type.'),
+  created_gte: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('Only deliveries created at or after this instant (ISO 8601, e.g. 2026-11-21T00:00:00Z).'),
+  created_lt: z.iso.datetime({ offset: true }).optional().describe('Only deliveries created before this instant (ISO 8601).'),
+});
+export type DeliveryFilters = z.infer<typeof DeliveryFilters>;
 
 export const DeliveryAttempt = z
   .object({

@@ -6,7 +6,7 @@ import { API_VERSION } from '../kernel/version.ts';
 import { emitEvent } from '../events/emit.ts';
 import { toWebhook, WEBHOOK_COLUMNS, type WebhookRow } from './mappers.ts';
 import { DRY_RUN_SECRET, generateWebhookSecret } from './secrets.ts';
-import { assertSafeWebhookUrl } from './url-check.ts';
+import { assertCheckedWebhookUrl, checkUrlsFirst, NO_CHECKED_URLS, type CheckedUrls } from './url-check.ts';
 import {
   MAX_WEBHOOKS_PER_COMPANY,
   type CreateWebhookBody,
@@ -19,7 +19,12 @@ export const MANUALLY_DISABLED = 'manually_disabled';
 
 export const webhookNotFound = (): DomainError => new DomainError('NOT_FOUND', { message: 'No such webhook.' });
 
-/** Payroll and tax-return events carry payroll data: subscribing needs payroll:read too (spec Endpoints 1). */
+/**
+ * Payroll and tax-return events carry payroll data: subscribing to them, and every later
+ * operation on such a subscription (read, change, test, deliveries, retry, rotation), needs
+ * payroll:read too (spec Endpoints 1 and 6), or a key without it could point an existing
+ * payroll webhook at itself.
+ */
 export function requirePayrollScopeFor(ctx: OperationContext, eventType: string): void {
   if (isPayrollEventType(eventType)) requireScope(ctx, PAYROLL_SCOPE);
 }
@@ -31,6 +36,23 @@ export async function findWebhook(ctx: OperationContext, companyId: string, id: 
   return row;
 }
 
+/** findWebhook plus the payroll check: what every operation on one webhook starts with. */
+export async function findAccessibleWebhook(ctx: OperationContext, companyId: string, id: string) {
+  const row = await findWebhook(ctx, companyId, id);
+  requirePayrollScopeFor(ctx, row.eventType);
+  return row;
+}
+
+/**
+ * Inside a transaction: locks the webhook row, then reads it. Concurrent writes on one webhook
+ * (ten DELETEs, a DELETE beside a PATCH, test or retry) queue here, and each one that comes after
+ * a delete finds no row and answers 404, as it would have a moment later.
+ */
+export async function lockWebhook(tx: OperationContext, companyId: string, id: string) {
+  await tx.db.$queryRaw`SELECT id FROM webhooks WHERE id = ${id}::uuid AND company_id = ${companyId}::uuid FOR UPDATE`;
+  return findAccessibleWebhook(tx, companyId, id);
+}
+
 export async function listWebhooks(ctx: OperationContext, companyId: string): Promise<Webhook[]> {
   requireScope(ctx, 'webhooks:manage');
   const rows = await ctx.db.webhook.findMany({ where: { companyId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
@@ -39,15 +61,27 @@ export async function listWebhooks(ctx: OperationContext, companyId: string): Pr
 
 export async function getWebhook(ctx: OperationContext, companyId: string, id: string): Promise<Webhook> {
   requireScope(ctx, 'webhooks:manage');
-  return toWebhook(await findWebhook(ctx, companyId, id));
+  return toWebhook(await findAccessibleWebhook(ctx, companyId, id));
+}
+
+/** Before the transaction: authorise and check the new URL (DNS), so no connection waits on DNS. */
+export async function prepareCreateWebhook(ctx: OperationContext, body: CreateWebhookBody): Promise<CheckedUrls> {
+  requireScope(ctx, 'webhooks:manage');
+  requirePayrollScopeFor(ctx, body.event_type);
+  return checkUrlsFirst(ctx, body.webhook_url);
 }
 
 /** Creates a subscription; the secret is generated here and returned only in this response. */
-export async function createWebhook(ctx: OperationContext, companyId: string, body: CreateWebhookBody): Promise<CreatedWebhook> {
+export async function createWebhook(
+  ctx: OperationContext,
+  companyId: string,
+  body: CreateWebhookBody,
+  checked: CheckedUrls = NO_CHECKED_URLS,
+): Promise<CreatedWebhook> {
   const actor = requireScope(ctx, 'webhooks:manage');
   requirePayrollScopeFor(ctx, body.event_type);
-  await assertSafeWebhookUrl(ctx, body.webhook_url);
   return withTransaction(ctx, async (tx) => {
+    await assertCheckedWebhookUrl(tx, checked, body.webhook_url);
     // Lock the company row so concurrent creates cannot both slip under the limit; the insert
     // then counts in its own statement (a fresh snapshot, after the lock) and inserts only under
     // the limit — no separate count before the write.
@@ -71,26 +105,45 @@ export async function createWebhook(ctx: OperationContext, companyId: string, bo
   });
 }
 
+/** The URL an update must check: a new one, or the stored one when re-enabling. */
+const urlToCheck = (body: UpdateWebhookBody, storedUrl: string): string | null =>
+  body.webhook_url ?? (body.active === true ? storedUrl : null);
+
+/** Before the transaction: authorise and check the URL the update will need (DNS). */
+export async function prepareUpdateWebhook(ctx: OperationContext, companyId: string, id: string, body: UpdateWebhookBody): Promise<CheckedUrls> {
+  requireScope(ctx, 'webhooks:manage');
+  const current = await findAccessibleWebhook(ctx, companyId, id);
+  return checkUrlsFirst(ctx, urlToCheck(body, current.webhookUrl));
+}
+
 /**
  * Changes URL, name, description or the active flag. A new URL, and any `active: true`, is
- * checked again; disabling records `manually_disabled` and emits webhook.disabled.
+ * checked again; disabling records `manually_disabled` and emits webhook.disabled; re-enabling
+ * clears the delivery health, so an endpoint that was fixed starts with a clean record.
  */
-export async function updateWebhook(ctx: OperationContext, companyId: string, id: string, body: UpdateWebhookBody): Promise<Webhook> {
+export async function updateWebhook(
+  ctx: OperationContext,
+  companyId: string,
+  id: string,
+  body: UpdateWebhookBody,
+  checked: CheckedUrls = NO_CHECKED_URLS,
+): Promise<Webhook> {
   requireScope(ctx, 'webhooks:manage');
   return withTransaction(ctx, async (tx) => {
-    const current = await findWebhook(tx, companyId, id);
-    const url = body.webhook_url ?? current.webhookUrl;
-    if (body.webhook_url !== undefined || body.active === true) await assertSafeWebhookUrl(tx, url);
+    const current = await lockWebhook(tx, companyId, id);
+    const check = urlToCheck(body, current.webhookUrl);
+    if (check !== null) await assertCheckedWebhookUrl(tx, checked, check);
     const now = tx.services.now();
     const disabling = body.active === false && current.disabledAt === null;
+    const enabling = body.active === true && current.disabledAt !== null;
     const row = await tx.db.webhook.update({
       where: { id: current.id },
       data: {
-        webhookUrl: url,
+        webhookUrl: body.webhook_url ?? current.webhookUrl,
         ...(body.name !== undefined && { name: body.name }),
         ...(body.description !== undefined && { description: body.description }),
         ...(disabling && { disabledAt: now, disabledReason: MANUALLY_DISABLED }),
-        ...(body.active === true && { disabledAt: null, disabledReason: null }),
+        ...(enabling && { disabledAt: null, disabledReason: null, failingSince: null, consecutiveDead: 0, lastError: null }),
         updatedAt: now,
       },
     });
@@ -101,14 +154,18 @@ export async function updateWebhook(ctx: OperationContext, companyId: string, id
 }
 
 /**
- * Deletes the subscription; its deliveries stay as the audit trail, with webhook_id null. One
- * conditional DELETE scoped to (id, company): nothing deleted means not found (another company's
- * webhook included), and of two concurrent deletes the second simply finds nothing.
+ * Deletes the subscription; its deliveries stay as the audit trail, with webhook_id null.
+ * Locks the webhook's unfinished deliveries before the webhook itself: the dispatcher records a
+ * batch in that order (deliveries, then the webhook's health), so the two never deadlock.
  */
 export async function deleteWebhook(ctx: OperationContext, companyId: string, id: string): Promise<void> {
   requireScope(ctx, 'webhooks:manage');
   await withTransaction(ctx, async (tx) => {
-    const { count } = await tx.db.webhook.deleteMany({ where: { id, companyId } });
-    if (count === 0) throw webhookNotFound();
+    await tx.db.$queryRaw`
+      SELECT id FROM webhook_deliveries
+       WHERE webhook_id = ${id}::uuid AND company_id = ${companyId}::uuid AND status IN ('pending', 'in_flight', 'failed')
+         FOR UPDATE`;
+    const current = await lockWebhook(tx, companyId, id);
+    await tx.db.webhook.delete({ where: { id: current.id } });
   });
 }

@@ -21,6 +21,17 @@ function developmentHint(ctx: OperationContext, refusal: Extract<UrlSafetyResult
   return undefined;
 }
 
+/**
+ * URLs that passed the safety check before the database transaction opened. DNS can take as
+ * long as the resolve timeout; done inside a transaction, it would hold a database connection
+ * (and on the embedded database, the only one) for that long. The registry's `prepare` step
+ * checks the URLs a write will need first, and the verb, inside the transaction, re-checks only
+ * a URL that changed meanwhile.
+ */
+export type CheckedUrls = ReadonlySet<string>;
+
+export const NO_CHECKED_URLS: CheckedUrls = new Set();
+
 /** Create, update and retry refuse an unsafe URL as a validation failure (spec Endpoints 2 and 6). */
 export async function assertSafeWebhookUrl(ctx: OperationContext, url: string, path = 'body.webhook_url'): Promise<void> {
   const result = await checkWebhookUrl(url, ctx.services.webhookUrlPolicy);
@@ -32,4 +43,16 @@ export async function assertSafeWebhookUrl(ctx: OperationContext, url: string, p
       ...(hint && { hint }),
     });
   }
+}
+
+/** Checks `url` (outside any transaction) and returns it as checked. */
+export async function checkUrlsFirst(ctx: OperationContext, url: string | null, path?: string): Promise<CheckedUrls> {
+  if (url === null) return NO_CHECKED_URLS;
+  await assertSafeWebhookUrl(ctx, url, path);
+  return new Set([url]);
+}
+
+/** Inside the transaction: a URL checked beforehand passes; any other is checked now. */
+export async function assertCheckedWebhookUrl(ctx: OperationContext, checked: CheckedUrls, url: string, path?: string): Promise<void> {
+  if (!checked.has(url)) await assertSafeWebhookUrl(ctx, url, path);
 }

@@ -16,10 +16,15 @@ export const systemResolver: Resolver = async (hostname) => {
   return answers.map((a) => a.address);
 };
 
+/** How long a URL check waits for DNS: a name server that never answers must not hold a request. */
+export const RESOLVE_TIMEOUT_MS = 5_000;
+
 export interface UrlSafetyOptions {
   resolver?: Resolver;
   /** CIDRs that are allowed despite being private (dev/test only), e.g. '127.0.0.0/8', '::1/128'. */
   allowedPrivateCidrs?: readonly string[];
+  /** DNS answer deadline; past it the URL is refused as `dns_timeout`. Default {@link RESOLVE_TIMEOUT_MS}. */
+  resolveTimeoutMs?: number;
 }
 
 export type UrlSafetyResult =
@@ -252,6 +257,21 @@ function blockedClass(address: string, allowed: readonly string[]): Classified |
   return allowed.length > 0 && isAddressInCidrs(address, allowed) ? null : blocked;
 }
 
+const TIMED_OUT = Symbol('timed out');
+
+/** The promise's value, or TIMED_OUT once `ms` pass first (the timer never outlives the race). */
+async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), ms);
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export async function checkWebhookUrl(raw: string, options: UrlSafetyOptions = {}): Promise<UrlSafetyResult> {
   const resolver = options.resolver ?? systemResolver;
   const allowed = options.allowedPrivateCidrs ?? [];
@@ -289,8 +309,13 @@ export async function checkWebhookUrl(raw: string, options: UrlSafetyOptions = {
   }
 
   let addresses: string[];
+  const timeoutMs = options.resolveTimeoutMs ?? RESOLVE_TIMEOUT_MS;
   try {
-    addresses = await resolver(hostname);
+    const answer = await withDeadline(resolver(hostname), timeoutMs);
+    if (answer === TIMED_OUT) {
+      return refuse('dns_timeout', `webhook_url host ${hostname} did not resolve within ${timeoutMs / 1000} s; ${ADVICE}`, 'host must resolve in time');
+    }
+    addresses = answer;
   } catch {
     return refuse('unresolvable', `webhook_url host ${hostname} could not be resolved; ${ADVICE}`, 'host must resolve');
   }

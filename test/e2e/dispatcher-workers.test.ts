@@ -97,7 +97,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('dispatcher worker processes on PostgreSQL'
     expect(attempts).toBe(5000);
   });
 
-  it('a worker killed mid-batch leaves in_flight rows that the next tick recovers and delivers', async () => {
+  it('a worker killed mid-batch leaves in_flight rows that the next tick recovers, logs as a lost attempt and delivers', async () => {
     receiver.requests.length = 0;
     receiver.setHandler(() => ({ hang: true }));
     await seed(20);
@@ -111,12 +111,32 @@ describe.skipIf(!POSTGRES_AVAILABLE)('dispatcher worker processes on PostgreSQL'
 
     receiver.setHandler(() => ({ status: 200 }));
     const sender = createSender({ urlPolicy: t.services.webhookUrlPolicy, extraCaCerts: [getTestPki().caCert] });
-    const [{ now }] = (await t.services.database.prisma.$queryRawUnsafe<{ now: Date }[]>('SELECT now()')) as [{ now: Date }];
-    // The next tick, 21 s after the claim as the database sees it (no waiting: an explicit clock).
-    const later = { ...t.services, now: () => new Date(now.getTime() + 21_000) };
-    const summary = await tick(later, sender, 50);
+    const prisma = t.services.database.prisma;
+    const stuck = await prisma.webhookDelivery.findMany({ where: { webhookId, status: 'in_flight' } });
+    // The next tick, 21 s after the claim as the database sees it (no waiting: the claim's stamp
+    // is moved back, bypassing the trigger that would restamp it).
+    await prisma.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe('SET LOCAL session_replication_role = replica');
+      await tx.$executeRawUnsafe(`UPDATE webhook_deliveries SET updated_at = updated_at - interval '21 seconds' WHERE webhook_id = $1::uuid AND status = 'in_flight'`, webhookId);
+    });
+    const summary = await tick(t.services, sender, 50);
     await sender.close();
     expect(summary).toMatchObject({ recovered: 20, picked: 20, delivered: 20 });
     expect(await countStatus('delivered')).toBe(5020);
+    // The killed attempt is in the attempt log (from its claim until recovery), then the resend.
+    const log = await prisma.webhookDeliveryAttempt.findMany({
+      where: { deliveryId: { in: stuck.map((d) => d.id) } },
+      orderBy: [{ deliveryId: 'asc' }, { attemptNumber: 'asc' }],
+    });
+    expect(log).toHaveLength(40);
+    for (const delivery of stuck) {
+      const mine = log.filter((a) => a.deliveryId === delivery.id);
+      expect(mine.map((a) => [a.attemptNumber, a.outcome, a.errorClass])).toEqual([
+        [1, 'failed', 'stuck_recovered'],
+        [2, 'delivered', null],
+      ]);
+      expect(mine[0]!.startedAt.getTime()).toBe(delivery.updatedAt.getTime() - 21_000);
+    }
+    expect(await prisma.webhookDelivery.count({ where: { id: { in: stuck.map((d) => d.id) }, attempts: 2 } })).toBe(20);
   });
 });

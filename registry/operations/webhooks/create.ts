@@ -1,5 +1,5 @@
 import { CreateWebhookBody, CreatedWebhook } from '../../../domain/webhooks/schemas.ts';
-import { createWebhook as create } from '../../../domain/webhooks/subscriptions.ts';
+import { createWebhook as create, prepareCreateWebhook } from '../../../domain/webhooks/subscriptions.ts';
 import { defineOperation } from '../../define-operation.ts';
 import { COMPANY_ID, createdWebhookExample } from './examples.ts';
 import { CompanyParams } from './params.ts';
@@ -37,5 +37,6 @@ export const createWebhook = defineOperation({
     response: createdWebhookExample,
   },
   surfaces: ['api', 'mcp', 'cli'],
-  handler: async (ctx, { params, body }) => ({ data: await create(ctx, params.companyId, body) }),
+  prepare: (ctx, { body }) => prepareCreateWebhook(ctx, body),
+  handler: async (ctx, { params, body, prepared }) => ({ data: await create(ctx, params.companyId, body, prepared) }),
 });

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { CreatedWebhook, Delivery, Webhook } from '../../../domain/webhooks/schemas.ts';
+import type { CreatedWebhook, Delivery, RotatedWebhook, Webhook } from '../../../domain/webhooks/schemas.ts';
 
 /** Worked examples shared by the webhook operations (validated against their schemas at load). */
 export const COMPANY_ID = '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10';
@@ -18,6 +18,9 @@ export const webhookExample: z.input<typeof Webhook> = {
   api_version_pinned: '2026-11-01',
   disabled_at: null,
   disabled_reason: null,
+  previous_secret_expires_at: null,
+  failing_since: null,
+  last_error: null,
   created_at: '2026-11-21T10:00:00.000Z',
   updated_at: '2026-11-21T10:00:00.000Z',
 };
@@ -25,6 +28,13 @@ export const webhookExample: z.input<typeof Webhook> = {
 export const createdWebhookExample: z.input<typeof CreatedWebhook> = {
   ...webhookExample,
   secret: '8f3a9c1e5b7d2f4a6c8e0b1d3f5a7c9e2b4d6f8a0c2e4b6d8f1a3c5e7b9d0f2a',
+};
+
+export const rotatedWebhookExample: z.input<typeof RotatedWebhook> = {
+  ...webhookExample,
+  previous_secret_expires_at: '2026-11-22T12:00:00.000Z',
+  updated_at: '2026-11-21T12:00:00.000Z',
+  secret: '3c5e7a9b1d2f4a6c8e0b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c3e5b7d9f2a4c',
 };
 
 export const deliveryExample: z.input<typeof Delivery> = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ListedDelivery, type Delivery } from '../../../domain/webhooks/schemas.ts';
+import { DeliveryFilters, ListedDelivery, type Delivery } from '../../../domain/webhooks/schemas.ts';
 import { listDeliveries } from '../../../domain/webhooks/deliveries.ts';
 import { attemptsOfDeliveries, eventsOfDeliveries, webhooksOfDeliveries } from '../../../domain/webhooks/delivery-expansions.ts';
 import { PAYROLL_SCOPE, isPayrollEventType } from '../../../domain/kernel/events.ts';
@@ -18,11 +18,11 @@ export const listWebhookDeliveries = defineOperation({
   summary: 'List a webhook\'s deliveries',
   description:
     'Lists one webhook\'s deliveries, newest first, with status, attempt count and the receiver\'s last response; ' +
-    'expand adds the webhook, the event or every attempt. Paginated by cursor (pass next_cursor back as cursor).',
+    'filter by status, event_type and a created_gte/created_lt window; expand adds the webhook, the event or every attempt. Paginated by cursor (pass next_cursor back as cursor).',
   auth: { scope: 'webhooks:manage' },
   ...READ_ONLY,
   errors: [],
-  input: { params: WebhookParams, query: PaginationQuery },
+  input: { params: WebhookParams, query: PaginationQuery.extend(DeliveryFilters.shape) },
   output: z.object({ deliveries: z.array(ListedDelivery) }),
   status: 200,
   expand: {

@@ -1,5 +1,5 @@
 import { Delivery } from '../../../domain/webhooks/schemas.ts';
-import { retryDelivery as retry } from '../../../domain/webhooks/deliveries.ts';
+import { prepareRetryDelivery, retryDelivery as retry } from '../../../domain/webhooks/deliveries.ts';
 import { defineOperation } from '../../define-operation.ts';
 import { DELIVERY_ID, pendingDeliveryExample } from './examples.ts';
 import { DeliveryParams } from './params.ts';
@@ -29,5 +29,6 @@ export const retryWebhookDelivery = defineOperation({
   pollWith: 'listWebhookDeliveries',
   examples: { params: { id: DELIVERY_ID }, response: { ...pendingDeliveryExample, retry_of: DELIVERY_ID } },
   surfaces: ['api', 'mcp', 'cli'],
-  handler: async (ctx, { params }) => ({ data: await retry(ctx, params.id) }),
+  prepare: (ctx, { params }) => prepareRetryDelivery(ctx, params.id),
+  handler: async (ctx, { params, prepared }) => ({ data: await retry(ctx, params.id, prepared) }),
 });

@@ -1,5 +1,5 @@
 import { UpdateWebhookBody, Webhook } from '../../../domain/webhooks/schemas.ts';
-import { updateWebhook as update } from '../../../domain/webhooks/subscriptions.ts';
+import { prepareUpdateWebhook, updateWebhook as update } from '../../../domain/webhooks/subscriptions.ts';
 import { defineOperation } from '../../define-operation.ts';
 import { COMPANY_ID, WEBHOOK_ID, webhookExample } from './examples.ts';
 import { WebhookParams } from './params.ts';
@@ -31,5 +31,6 @@ export const updateWebhook = defineOperation({
     response: { ...webhookExample, active: false, disabled_at: '2026-11-21T11:00:00.000Z', disabled_reason: 'manually_disabled', updated_at: '2026-11-21T11:00:00.000Z' },
   },
   surfaces: ['api', 'mcp', 'cli'],
-  handler: async (ctx, { params, body }) => ({ data: await update(ctx, params.companyId, params.id, body) }),
+  prepare: (ctx, { params, body }) => prepareUpdateWebhook(ctx, params.companyId, params.id, body),
+  handler: async (ctx, { params, body, prepared }) => ({ data: await update(ctx, params.companyId, params.id, body, prepared) }),
 });

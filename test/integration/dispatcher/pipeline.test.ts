@@ -5,7 +5,7 @@ import { startReceiver, type Receiver } from '../../helpers/https-receiver.ts';
 import { call } from '../../helpers/http.ts';
 import { tick, processBatch } from '../../../dispatcher/tick.ts';
 import { verifySignature } from '../../../dispatcher/sign.ts';
-import { RETRY_DELAYS_MS, MAX_ATTEMPTS } from '../../../dispatcher/backoff.ts';
+import { JITTER_FRACTION, RETRY_DELAYS_MS, MAX_ATTEMPTS } from '../../../dispatcher/backoff.ts';
 import { createSender } from '../../../dispatcher/send.ts';
 import { getTestPki } from '../../helpers/test-ca.ts';
 import type { Resolver } from '../../../domain/webhooks/url-safety.ts';
@@ -63,7 +63,7 @@ describe.each(DB_TARGETS)('delivery pipeline end to end (%s)', (target) => {
     expect((await tick(h.t.services, h.sender)).picked).toBe(0);
   });
 
-  it('retries non-2xx on the exact backoff schedule, then ends dead; every attempt is logged', async () => {
+  it('retries non-2xx on the backoff schedule (±10 % jitter), then ends dead; every attempt is logged', async () => {
     receiver.setHandler(() => ({ status: 500, body: 'boom' }));
     const hook = await h.createWebhook(receiver.url('/flaky'));
     await h.touchCompany();
@@ -86,7 +86,12 @@ describe.each(DB_TARGETS)('delivery pipeline end to end (%s)', (target) => {
         expect(row).toMatchObject({ status: 'dead', deadReason: 'attempts_exhausted:http_500', responseStatus: 500, responseBody: 'boom' });
       }
     }
-    expect(delays).toEqual([...RETRY_DELAYS_MS]);
+    expect(delays).toHaveLength(RETRY_DELAYS_MS.length);
+    delays.forEach((delay, i) => {
+      const step = RETRY_DELAYS_MS[i]!;
+      expect(delay, `retry ${i + 1}`).toBeGreaterThanOrEqual(Math.round(step * (1 - JITTER_FRACTION)));
+      expect(delay, `retry ${i + 1}`).toBeLessThanOrEqual(Math.round(step * (1 + JITTER_FRACTION)));
+    });
     const [row] = await deliveriesOf(hook.id);
     const attempts = await db().webhookDeliveryAttempt.findMany({ where: { deliveryId: row!.id }, orderBy: { attemptNumber: 'asc' } });
     expect(attempts.map((a) => a.attemptNumber)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
@@ -101,6 +106,27 @@ describe.each(DB_TARGETS)('delivery pipeline end to end (%s)', (target) => {
     expect(plain.body.data.deliveries[0]).not.toHaveProperty('attempt_history');
     // The audit trail is permanent.
     await expect(db().webhookDelivery.update({ where: { id: row!.id }, data: { attempts: 0 } })).rejects.toThrow();
+  });
+
+  it('a 429 with Retry-After: 3600 moves next_attempt_at out by an hour, not one minute; a 503 HTTP-date likewise', async () => {
+    const hook = await h.createWebhook(receiver.url('/busy'));
+    receiver.setHandler(() => ({ status: 429, headers: { 'retry-after': '3600' } }));
+    await h.touchCompany();
+    const sentAt = h.clock.now().getTime();
+    expect(await tick(h.t.services, h.sender)).toMatchObject({ picked: 1, failed: 1 });
+    const [row] = await deliveriesOf(hook.id);
+    expect(row).toMatchObject({ status: 'failed', lastError: 'http_429' });
+    expect(row!.nextAttemptAt.getTime() - sentAt).toBe(3_600_000);
+    // Not due a minute later (the schedule's first step), only after the hour.
+    h.clock.advance(2 * 60_000);
+    expect((await tick(h.t.services, h.sender)).picked).toBe(0);
+    const inTwoHours = new Date(Math.floor((sentAt + 2 * 3_600_000) / 1000) * 1000); // HTTP dates have whole seconds
+    receiver.setHandler(() => ({ status: 503, headers: { 'retry-after': inTwoHours.toUTCString() } }));
+    h.clock.current = new Date(sentAt + 3_600_000);
+    expect(await tick(h.t.services, h.sender)).toMatchObject({ picked: 1, failed: 1 });
+    const [again] = await deliveriesOf(hook.id);
+    expect(again).toMatchObject({ attempts: 2, lastError: 'http_503' });
+    expect(again!.nextAttemptAt.getTime()).toBe(inTwoHours.getTime());
   });
 
   it('410 Gone → dead, webhook disabled (http_410) and webhook.disabled emitted', async () => {
@@ -213,21 +239,23 @@ describe.each(DB_TARGETS)('delivery pipeline end to end (%s)', (target) => {
     expect((await db().webhook.findUniqueOrThrow({ where: { id: hook.id } })).disabledAt).toBeNull();
   });
 
-  it('recovers stuck in_flight rows older than 20 s at the start of a tick, and only those', async () => {
+  it('recovers stuck in_flight rows older than 20 s (database clock) at the start of a tick, and only those', async () => {
     const hook = await h.createWebhook(receiver.url('/stuck'));
     await h.touchCompany();
     await h.touchCompany();
-    const rows = await deliveriesOf(hook.id);
-    await db().$executeRawUnsafe(`UPDATE webhook_deliveries SET status = 'in_flight' WHERE webhook_id = $1::uuid`, hook.id);
-    // Ticks run on the test clock; the trigger stamped updated_at with the database's time.
-    const [{ db_now }] = (await db().$queryRawUnsafe<{ db_now: Date }[]>('SELECT now() AS db_now')) as [{ db_now: Date }];
-    h.clock.current = new Date(db_now.getTime() + 19_000);
-    expect((await tick(h.t.services, h.sender)).recovered).toBe(0);
-    h.clock.current = new Date(db_now.getTime() + 21_000);
+    const [young, old] = await deliveriesOf(hook.id);
+    // As a claim leaves them; one claimed 19 s ago, the other 21 s ago by the database's clock
+    // (the injected clock plays no part: the claim stamped updated_at with the database's).
+    await db().$transaction(async (tx) => {
+      await tx.$executeRawUnsafe('SET LOCAL session_replication_role = replica'); // keep the trigger from restamping updated_at
+      await tx.$executeRawUnsafe(`UPDATE webhook_deliveries SET status = 'in_flight', updated_at = now() - interval '19 seconds' WHERE id = $1::uuid`, young!.id);
+      await tx.$executeRawUnsafe(`UPDATE webhook_deliveries SET status = 'in_flight', updated_at = now() - interval '21 seconds' WHERE id = $1::uuid`, old!.id);
+    });
     const summary = await tick(h.t.services, h.sender);
-    expect(summary).toMatchObject({ recovered: 2, picked: 2, delivered: 2 });
-    expect((await deliveriesOf(hook.id)).map((r) => r.status)).toEqual(['delivered', 'delivered']);
-    expect(rows).toHaveLength(2);
+    expect(summary).toMatchObject({ recovered: 1, picked: 1, delivered: 1 });
+    const after = await deliveriesOf(hook.id);
+    expect(after.find((r) => r.id === old!.id)).toMatchObject({ status: 'delivered', attempts: 2 });
+    expect(after.find((r) => r.id === young!.id)).toMatchObject({ status: 'in_flight', attempts: 0 });
   });
 
   it('marks claimed rows of a disabled webhook dead (webhook_disabled) without sending', async () => {
@@ -241,19 +269,19 @@ describe.each(DB_TARGETS)('delivery pipeline end to end (%s)', (target) => {
     expect(receiver.requests.length).toBe(seen);
   });
 
-  it('uses at most three SQL statements per claimed batch (claim, outcomes, disables)', async () => {
+  it('records a healthy batch in one statement, and a batch with failures or disables in one transaction', async () => {
     for (let i = 0; i < 3; i++) await h.createWebhook(receiver.url(`/s${i}`));
-    const gone = await h.createWebhook(receiver.url('/s-gone'));
-    receiver.setHandler((request) => (request.url === '/s-gone' ? { status: 410 } : request.url === '/s1' ? { status: 500 } : { status: 200 }));
     await h.touchCompany();
     let statements = 0;
+    let transactions = 0;
     const prisma = h.t.services.database.prisma;
     const counted = new Proxy(prisma, {
       get(target, property, receiverObject) {
         const value = Reflect.get(target, property, receiverObject);
         if (typeof property === 'string' && typeof value === 'function') {
           return (...args: unknown[]) => {
-            statements++;
+            if (property === '$transaction') transactions++;
+            else statements++;
             return (value as (...a: unknown[]) => unknown).apply(target, args);
           };
         }
@@ -270,9 +298,16 @@ describe.each(DB_TARGETS)('delivery pipeline end to end (%s)', (target) => {
       },
     });
     const services = { ...h.t.services, database: { ...h.t.services.database, prisma: counted } };
+    expect(await processBatch(services, h.sender, 50)).toMatchObject({ picked: 3, delivered: 3 });
+    expect({ statements, transactions }).toEqual({ statements: 2, transactions: 0 }); // claim, record
+
+    const gone = await h.createWebhook(receiver.url('/s-gone'));
+    receiver.setHandler((request) => (request.url === '/s-gone' ? { status: 410 } : request.url === '/s1' ? { status: 500 } : { status: 200 }));
+    await h.touchCompany();
+    statements = 0;
     const summary = await processBatch(services, h.sender, 50);
     expect(summary).toMatchObject({ picked: 4, delivered: 2, failed: 1, dead: 1 });
-    expect(statements).toBe(3);
+    expect({ statements, transactions }).toEqual({ statements: 1, transactions: 1 }); // claim, then everything else in one transaction
     expect((await db().webhook.findUniqueOrThrow({ where: { id: gone.id } })).disabledReason).toBe('http_410');
   });
 });

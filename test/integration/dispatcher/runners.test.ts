@@ -41,9 +41,9 @@ describe.each(DB_TARGETS)('delivery runners (%s)', (target) => {
     expect(wrong.status).toBe(401);
     const ok = await call(h.app, 'POST', CRON_PATH, { headers: { authorization: `Bearer ${CRON_SECRET}` } });
     expect(ok.status).toBe(200);
-    expect(ok.body).toEqual({ picked: 1, delivered: 1, failed: 0, dead: 0, recovered: 0 });
+    expect(ok.body.data).toEqual({ picked: 1, delivered: 1, failed: 0, dead: 0, recovered: 0 });
     const again = await call(h.app, 'POST', CRON_PATH, { headers: { authorization: `Bearer ${CRON_SECRET}` } });
-    expect(again.body.picked).toBe(0);
+    expect(again.body.data.picked).toBe(0);
   });
 
   it('worker: wakes on the new-delivery notification (no polling) and delivers', async () => {

@@ -57,7 +57,7 @@ describe.each(DB_TARGETS)('MCP discovery mode, actionable results, prompts and r
 
     const described = await discover.callTool({ name: 'describe_operation', arguments: { name: 'webhooks.create' } });
     const description = dataOf(described);
-    expect(description).toMatchObject({ name: 'webhooks.create', required_scope: 'webhooks:manage', risk: 'L2', read_only: false });
+    expect(description).toMatchObject({ name: 'webhooks.create', required_scopes: ['webhooks:manage'], risk: 'L2', read_only: false });
     expect(Object.keys(description.input_schema.properties)).toEqual(expect.arrayContaining(['company_id', 'event_type', 'idempotency_key', 'reveal_secret']));
     // Shared argument descriptions, kept out of each tool in tools mode, are written back here.
     expect(description.input_schema.properties.idempotency_key.description).toMatch(/retrying a write safe/);
