@@ -6,7 +6,7 @@ import { eventExample } from '../domain/events/catalog.ts';
 import { errorBody, type ErrorBody } from '../registry/error-catalog.ts';
 import type { AuditMeta } from '../domain/audit/append.ts';
 import type { ResponseMeta } from '../registry/http/envelope.ts';
-import { answersJson, isPaginated, isWrite, pathParamNames, type DescribedOperation } from './operation-traits.ts';
+import { answersJson, requestContentType, isPaginated, isWrite, pathParamNames, type DescribedOperation } from './operation-traits.ts';
 
 /**
  * The worked examples shown by the OpenAPI document and the reference docs: the registry's own
@@ -21,7 +21,7 @@ const SAMPLE_TIME = '2026-11-21T10:00:00.000Z';
 
 /** The request body example; none for non-JSON bodies (multipart has no worked example). */
 export function requestBodyExample(op: DescribedOperation): unknown {
-  if (!op.input.body || (op.requestContentType ?? 'application/json') !== 'application/json') return undefined;
+  if (requestContentType(op) !== 'application/json') return undefined;
   return op.examples.body;
 }
 

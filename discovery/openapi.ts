@@ -63,6 +63,12 @@ const HEADERS = {
   },
   'Retry-After': { description: 'Seconds to wait before the next request.', schema: { type: 'integer' }, example: 60 },
   'WWW-Authenticate': { description: 'The bearer authentication challenge.', schema: { type: 'string' } },
+  ETag: { description: 'A strong validator of the file (for documents, its SHA-256 in quotes); send it back in If-None-Match.', schema: { type: 'string' } },
+  'Content-Disposition': {
+    description: '`attachment` with the file name: `filename` (ASCII fallback) and `filename*` (UTF-8, RFC 5987).',
+    schema: { type: 'string' },
+  },
+  'Content-Length': { description: 'Size of the file in bytes.', schema: { type: 'integer' } },
 } as const;
 const headerRefs = (...names: (keyof typeof HEADERS)[]): JsonSchema =>
   Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
@@ -246,6 +252,15 @@ function parameters(op: DescribedOperation, components: Components): JsonSchema[
       schema: { type: 'boolean', default: false },
     }));
   }
+  if (op.binaryResponse) {
+    result.push({
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description: 'The ETag of a copy you hold; when it is still current the answer is 304 with no body.',
+      schema: { type: 'string' },
+    });
+  }
   if (op.idempotencyKey !== 'none') {
     const required = op.idempotencyKey === 'required';
     result.push(components.shared('parameters', required ? 'IdempotencyKeyRequired' : 'IdempotencyKey', {
@@ -263,17 +278,51 @@ function parameters(op: DescribedOperation, components: Components): JsonSchema[
 
 function requestBody(op: DescribedOperation, components: Components): JsonSchema | undefined {
   const mediaType = requestContentType(op);
-  if (!op.input.body || !mediaType) return undefined;
+  if (!mediaType) return undefined;
+  if (op.input.file) return multipartBody(op, components);
+  if (!op.input.body) return undefined;
   const content: JsonSchema = { schema: components.convert(op.input.body, 'input', `${op.id}Body`) };
   const example = requestBodyExample(op);
   if (example !== undefined) content.example = example;
   return { required: !op.input.body.safeParse(undefined).success, content: { [mediaType]: content } };
 }
 
+/**
+ * A file upload: the file part as a binary string beside the text fields, with no example (spec
+ * Endpoints 10). The accepted media types go in the part's encoding; the limit in its description.
+ */
+function multipartBody(op: DescribedOperation, components: Components): JsonSchema {
+  const file = op.input.file!;
+  const fields = op.input.body ? components.convert(op.input.body, 'input', `${op.id}Fields`) : { type: 'object', properties: {} };
+  const schema: JsonSchema = {
+    type: 'object',
+    properties: {
+      [file.field]: { type: 'string', format: 'binary', description: `${file.description} At most ${file.maxBytes} bytes.` },
+      ...(fields.properties as JsonSchema),
+    },
+    required: [file.field, ...((fields.required as string[] | undefined) ?? [])],
+    additionalProperties: false,
+  };
+  return { required: true, content: { 'multipart/form-data': { schema, encoding: { [file.field]: { contentType: file.contentTypes.join(', ') } } } } };
+}
+
 function successResponse(op: DescribedOperation, components: Components): JsonSchema {
   const headers = headerRefs('X-Request-Id', 'Service-Version', ...(op.idempotencyKey !== 'none' ? (['Idempotent-Replayed'] as const) : []));
   const mediaTypes = responseMediaTypes(op);
   if (mediaTypes.length === 0) return { [op.status]: { description: 'No content.', headers } };
+  if (op.binaryResponse) {
+    // Files are exempt from the envelope and carry no worked example (spec Endpoints 9-10).
+    const binary = { schema: { type: 'string', format: 'binary' } };
+    const fileHeaders = { ...headers, ...headerRefs('Content-Disposition', 'Content-Length', 'ETag') };
+    return {
+      [op.status]: {
+        description: `${op.summary}: the file itself, no envelope.`,
+        headers: fileHeaders,
+        content: Object.fromEntries(op.binaryResponse.contentTypes.map((type) => [type, binary])),
+      },
+      '304': { description: 'Not modified: If-None-Match named the current ETag; no body.', headers: headerRefs('X-Request-Id', 'Service-Version', 'ETag') },
+    };
+  }
   const content: JsonSchema = {};
   if (op.output) {
     const schema: JsonSchema = {

@@ -7,18 +7,11 @@ import { offeredMediaTypes } from '../registry/media-types.ts';
  * the OpenAPI document, the reference docs, the skills and the capability records agree.
  */
 
-/** Media types a request body may use; JSON unless the declaration says otherwise. */
+/** Media types a request body may use: JSON, or multipart for operations that take a file. */
 export type RequestContentType = 'application/json' | 'multipart/form-data';
-/**
- * What discovery needs of an operation: the declaration without its handler. The request
- * content-type field is not in `defineOperation` yet (a proposed registry addition); until then
- * every registry operation takes JSON. Responses: JSON from `output`, binary media types from
- * `produces` (registry/media-types.ts).
- */
-export type DescribedOperation = Omit<Operation, 'handler'> & {
-  requestContentType?: RequestContentType;
-};
 
+/** What discovery needs of an operation: the declaration without its handler. */
+export type DescribedOperation = Omit<Operation, 'handler'>;
 
 /** `{companyId}`, `{id}`, … in path order. */
 export const pathParamNames = (op: Pick<DescribedOperation, 'path'>): string[] =>
@@ -33,13 +26,16 @@ export const isPaginated = (op: DescribedOperation): boolean => Boolean(op.input
 export const takesIdempotencyKey = (op: DescribedOperation): boolean => op.idempotencyKey !== 'none';
 
 export const requestContentType = (op: DescribedOperation): RequestContentType | null =>
-  op.input.body ? (op.requestContentType ?? 'application/json') : null;
+  op.input.file ? 'multipart/form-data' : op.input.body ? 'application/json' : null;
+
+/** A success that is a file, not the JSON envelope (spec Endpoints 9). */
+export const isBinaryResponse = (op: DescribedOperation): boolean => op.binaryResponse !== undefined;
 
 /** Media types of the success body, the default first (JSON when there is a JSON output); empty for a bare 204. */
 export const responseMediaTypes = (op: DescribedOperation): string[] => offeredMediaTypes(op);
 
 /** Whether the success body can be the JSON envelope. */
-export const answersJson = (op: DescribedOperation): boolean => op.output !== null;
+export const answersJson = (op: DescribedOperation): boolean => op.output !== null && !isBinaryResponse(op);
 
 export const hasInput = (op: DescribedOperation): boolean => Boolean(op.input.params || op.input.query || op.input.body);
 

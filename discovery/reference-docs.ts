@@ -157,13 +157,24 @@ function renderOperation(op: DescribedOperation): string {
   if (parameters.length > 0) blocks.push('### Parameters', table(['Name', 'In', 'Required', 'Type', 'Description'], parameters));
 
   const mediaType = requestContentType(op);
-  if (op.input.body && mediaType) {
+  if (op.input.file) {
+    blocks.push('### Request body', `\`${mediaType}\`, no example: one file part beside the text fields.`, uploadTable(op));
+  } else if (op.input.body && mediaType) {
     blocks.push('### Request body', `\`${mediaType}\``, fieldTable(op.input.body, 'input', `${op.id}Body`));
     const example = requestBodyExample(op);
     if (example !== undefined) blocks.push('Example:', json(example));
   }
   const mediaTypes = responseMediaTypes(op);
-  if (mediaTypes.length > 0) {
+  if (op.output && op.binaryResponse) {
+    blocks.push(
+      `### Response ${op.status}`,
+      `The file itself, no envelope: \`Content-Type\` is exactly one of ${op.binaryResponse.contentTypes.map((type) => `\`${type}\``).join(', ')}; ` +
+        '`Content-Disposition: attachment` names the file; `ETag` identifies the bytes and `If-None-Match` with it answers `304` with no body. ' +
+        'Over MCP the result is the metadata below, with the content as an embedded resource when it is small enough.',
+      'Metadata fields:',
+      fieldTable(op.output, 'output', `${op.id}Data`),
+    );
+  } else if (mediaTypes.length > 0) {
     blocks.push(`### Response ${op.status}`);
     if (op.output) blocks.push('`data` fields:', fieldTable(op.output, 'output', `${op.id}Data`));
     const example = responseExample(op);
@@ -212,6 +223,19 @@ function fieldTable(schema: Parameters<typeof toJsonSchema>[0], io: 'input' | 'o
     ['Field', 'Type', 'Required', 'Description'],
     fields.map(({ name: field, schema: property, required }) => [`\`${field}\``, describeType(property), yesNo(required), descriptionOf(property)]),
   );
+}
+
+/** The parts of a multipart upload: the file, then the text fields. */
+function uploadTable(op: DescribedOperation): string {
+  const file = op.input.file!;
+  const rows = [[`\`${file.field}\``, 'file (binary)', 'yes', `${file.description} Accepted by content: ${file.contentTypes.join(', ')}; at most ${file.maxBytes} bytes.`]];
+  if (op.input.body) {
+    const converted = toJsonSchema(op.input.body, 'input', `${op.id}Fields`);
+    for (const { name, schema, required } of objectProperties(resolveRef(converted.schema, converted.defs))) {
+      rows.push([`\`${name}\``, describeType(schema), yesNo(required), descriptionOf(schema)]);
+    }
+  }
+  return table(['Part', 'Type', 'Required', 'Description'], rows);
 }
 
 const descriptionOf = (schema: JsonSchema): string => (typeof schema.description === 'string' ? schema.description : '');

@@ -36,7 +36,14 @@ export type ArgumentTarget =
   | { part: 'idempotency' }
   | { part: 'dry_run' }
   /** Surface-only: whether the answer may show the operation's secretOutput fields. */
-  | { part: 'reveal' };
+  | { part: 'reveal' }
+  /** An uploaded file's bytes, base64-encoded (MCP has no multipart), and its file name. */
+  | { part: 'file-content' }
+  | { part: 'file-name' };
+
+/** The arguments that carry an operation's `input.file` over MCP. */
+export const FILE_CONTENT_ARG = 'content_base64';
+export const FILE_NAME_ARG = 'filename';
 
 /** Argument name of a request part's field: path parameters renamed, query and body fields in snake_case. */
 export function argumentName(op: Pick<Operation, 'path'>, part: 'params' | 'query' | 'body', key: string): string {

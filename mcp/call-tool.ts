@@ -2,7 +2,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal, Services } from '../domain/kernel/context.ts';
 import { DomainError, type ErrorDetail } from '../domain/kernel/errors.ts';
 import { API_VERSION } from '../domain/kernel/version.ts';
-import { DRY_RUN_PARAM, invoke, type Invocation, type InvocationResult } from '../registry/invoke.ts';
+import { DRY_RUN_PARAM, fileTooLarge, invoke, type Invocation, type InvocationResult, type Upload } from '../registry/invoke.ts';
+import type { FileContent, Operation } from '../registry/define-operation.ts';
+import { API_PREFIX } from '../registry/api-prefix.ts';
 import { mapCallError } from './map-error.ts';
 import { IDEMPOTENCY_ARG, NEXT_CURSOR_FIELD, REVEAL_SECRET_ARG, type ToolEntry } from './tools.ts';
 
@@ -27,12 +29,14 @@ const asText = (value: unknown): unknown =>
  * Splits validated arguments back into the REST request they stand for, through the tool's
  * argument map (`company_id` → path `companyId`, `limit` → query, the rest → body fields).
  */
-export function toRequest(entry: ToolEntry, args: Arguments): Pick<Invocation, 'raw' | 'idempotencyKey'> {
+export function toRequest(entry: ToolEntry, args: Arguments): Pick<Invocation, 'raw' | 'idempotencyKey' | 'loadUpload'> {
   const params: Record<string, string> = {};
   const query: Record<string, unknown> = {};
   const body: Record<string, unknown> = {};
   let wrapped: unknown;
   let idempotencyKey: string | undefined;
+  let content: unknown;
+  let filename: string | null = null;
   for (const [name, value] of Object.entries(args)) {
     const target = entry.args.get(name);
     if (!target) continue; // validate() refused unknown names before this runs
@@ -43,10 +47,32 @@ export function toRequest(entry: ToolEntry, args: Arguments): Pick<Invocation, '
     else if (target.part === 'query') query[target.key] = asText(value);
     else if (target.part === 'body') body[target.key] = value;
     else if (target.part === 'wrapped-body') wrapped = value;
+    else if (target.part === 'file-content') content = value;
+    else if (target.part === 'file-name') filename = typeof value === 'string' ? value : null;
   }
   const raw: Invocation['raw'] = { params, query };
   if (entry.op.input.body) raw.body = [...entry.args.values()].some((t) => t.part === 'wrapped-body') ? wrapped : body;
-  return { raw, idempotencyKey };
+  const { op } = entry;
+  // Read like REST's multipart body: only once scope and tenancy have been checked.
+  const loadUpload = op.input.file ? async (): Promise<Upload> => ({ fields: body, file: { filename, bytes: decodeFile(op, content) } }) : undefined;
+  return { raw, idempotencyKey, ...(loadUpload && { loadUpload }) };
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * The bytes of a base64 file argument, strictly: Buffer.from would skip what is not base64, so a
+ * damaged file would be stored damaged. Too long is refused before decoding, as REST stops reading.
+ */
+function decodeFile(op: Operation, content: unknown): Buffer {
+  const file = op.input.file!;
+  const text = typeof content === 'string' ? content.replace(/\s+/g, '') : '';
+  if (text.length > Math.ceil(file.maxBytes / 3) * 4) throw fileTooLarge(op);
+  if (!BASE64.test(text)) {
+    const path = `body.${file.field}`;
+    throw new DomainError('VALIDATION_ERROR', { message: `${path}: not valid base64.`, details: [{ path, message: 'Send the file base64-encoded (RFC 4648, with padding).' }] });
+  }
+  return Buffer.from(text, 'base64');
 }
 
 /**
@@ -61,16 +87,19 @@ export async function callTool(entry: ToolEntry, args: Arguments, caller: Caller
       if (error instanceof DomainError) caller.onDenial?.('validation', error);
       throw error;
     }
+    const request = toRequest(entry, args);
     const result = await invoke({
       services: caller.services,
       op: entry.op,
       actor: caller.principal,
       requestId: caller.requestId,
       admission: caller.admission,
-      ...toRequest(entry, args),
+      ...request,
       ...(caller.onDenial && { onDenial: caller.onDenial }),
     });
-    return success(entry, args, result, caller.requestId);
+    const answer = success(entry, args, result, caller.requestId);
+    if (result.file) answer.content.push(await fileContent(result.file, restUrl(caller, entry, request.raw.params)));
+    return answer;
   } catch (error) {
     return mapCallError(inToolTerms(error, entry), caller.requestId, caller.services, entry.speak);
   }
@@ -182,4 +211,23 @@ function success(entry: ToolEntry, args: Arguments, result: InvocationResult, re
     ...notes.map((text) => ({ type: 'text' as const, text })),
   ];
   return { content, ...(structured && { structuredContent: data as Record<string, unknown> }), _meta: meta };
+}
+
+/** Files up to this size come back inside the tool result; larger ones are fetched over REST. */
+export const MAX_EMBEDDED_FILE_BYTES = 1024 * 1024;
+
+/** The REST URL of the same request: the embedded resource's URI, and where a larger file is downloaded. */
+function restUrl(caller: Caller, entry: ToolEntry, params: Record<string, string>): string {
+  const path = entry.op.path.replace(/\{(\w+)\}/g, (_match, name: string) => encodeURIComponent(params[name] ?? ''));
+  return `${caller.services.config.PUBLIC_BASE_URL}${API_PREFIX}${path}`;
+}
+
+/** A file answer over MCP: the bytes as an embedded resource when small enough, else where to fetch them. */
+async function fileContent(file: FileContent, url: string): Promise<CallToolResult['content'][number]> {
+  if (file.size !== undefined && file.size > MAX_EMBEDDED_FILE_BYTES) {
+    return { type: 'text', text: `The file is ${file.size} bytes, more than the ${MAX_EMBEDDED_FILE_BYTES} a tool result carries: download it over REST with GET ${url}.` };
+  }
+  const body = await file.read();
+  const bytes = body instanceof Uint8Array ? Buffer.from(body) : Buffer.from(await new Response(body).arrayBuffer());
+  return { type: 'resource', resource: { uri: url, mimeType: file.contentType, blob: bytes.toString('base64') } };
 }

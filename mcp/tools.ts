@@ -3,7 +3,7 @@ import { DomainError } from '../domain/kernel/errors.ts';
 import type { Scope } from '../domain/kernel/scopes.ts';
 import { requiredScopes, type Operation } from '../registry/define-operation.ts';
 import { DRY_RUN_PARAM } from '../registry/invoke.ts';
-import { argumentName, type ArgumentTarget } from './arguments.ts';
+import { argumentName, FILE_CONTENT_ARG, FILE_NAME_ARG, type ArgumentTarget } from './arguments.ts';
 import { boilerplateSentences, toolDescription } from './descriptions.ts';
 import { assignNames, VARIANTS, type Variant } from './naming.ts';
 import { isObjectSchema, toJsonSchema, type JsonSchema } from './schema.ts';
@@ -103,6 +103,16 @@ function inputShape(op: Operation): InputShape {
       required.push('body');
     }
   }
+  if (op.input.file) {
+    const { maxBytes, description } = op.input.file;
+    claim(FILE_CONTENT_ARG, { part: 'file-content' }, {
+      type: 'string',
+      contentEncoding: 'base64',
+      description: `${description} Base64-encoded; at most ${maxBytes} bytes once decoded.`,
+    });
+    claim(FILE_NAME_ARG, { part: 'file-name' }, { type: 'string', description: 'The file\'s name, for display (e.g. kvitto.pdf).' });
+    required.push(FILE_CONTENT_ARG);
+  }
   if (op.idempotencyKey !== 'none') {
     claim(IDEMPOTENCY_ARG, { part: 'idempotency' }, { type: 'string' });
     if (op.idempotencyKey === 'required') required.push(IDEMPOTENCY_ARG);
@@ -197,6 +207,8 @@ function compileTool(op: Operation, name: string, shape: InputShape, glossary: G
   };
   const reverse = new Map<string, string>();
   for (const [arg, target] of shape.args) if ('key' in target) reverse.set(`${target.part}.${target.key}`, arg);
+  // The pipeline names the file by its multipart part (`body.file`); over MCP it is the base64 argument.
+  if (op.input.file) reverse.set(`body.${op.input.file.field}`, FILE_CONTENT_ARG);
   return {
     name,
     op,

@@ -36,6 +36,25 @@ function checkRepresentations(op: Operation, binaryOnly: boolean): string[] {
   return problems;
 }
 
+/** Uploads and binary answers: what REST, MCP and OpenAPI rely on when they read the declaration. */
+function checkFileTraits(op: Operation): string[] {
+  const problems: string[] = [];
+  const file = op.input.file;
+  if (file) {
+    if (op.method === 'GET' || op.method === 'DELETE') problems.push(`${op.id}: a file upload needs a POST, PUT or PATCH`);
+    if (!Number.isSafeInteger(file.maxBytes) || file.maxBytes < 1) problems.push(`${op.id}: input.file.maxBytes must be a positive integer`);
+    const fields = op.input.body && 'shape' in op.input.body ? Object.keys((op.input.body as z.ZodObject).shape) : [];
+    if (op.input.body && !('shape' in op.input.body)) problems.push(`${op.id}: the fields beside a file must be an object schema`);
+    if (fields.includes(file.field)) problems.push(`${op.id}: body field "${file.field}" collides with the file part`);
+  }
+  if (op.binaryResponse) {
+    if (op.output === null) problems.push(`${op.id}: a binary response needs an output schema (its metadata, which MCP returns)`);
+    // Only JSON results are stored for replay; a file answer has nothing to replay.
+    if (op.idempotencyKey !== 'none') problems.push(`${op.id}: a binary response takes no Idempotency-Key`);
+  }
+  return problems;
+}
+
 /**
  * Fails loudly at load time on anything that would make the surfaces disagree: duplicate ids or
  * routes, path parameters without a schema, examples that do not parse, a GET with side effects,
@@ -90,8 +109,9 @@ export function buildRegistry(operations: readonly Operation[]): Registry {
       ...checkExample(op, 'body', op.input.body, op.examples.body),
       ...checkExample(op, 'response', op.output, op.examples.response),
     );
-    if (op.input.body && op.examples.body === undefined) problems.push(`${op.id}: a JSON body needs an example`);
+    if (op.input.body && !op.input.file && op.examples.body === undefined) problems.push(`${op.id}: a JSON body needs an example`);
     problems.push(...expansionProblems(op));
+    problems.push(...checkFileTraits(op));
     if (op.output && op.examples.response === undefined) problems.push(`${op.id}: a JSON response needs an example`);
   }
   const index = new Map(operations.map((op) => [op.id, op]));

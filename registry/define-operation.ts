@@ -36,10 +36,35 @@ export type Risk = 'L0' | 'L1' | 'L2' | 'L3';
 // zod object types for params and query (their keys become path/query parameters).
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
+/**
+ * A file the operation takes beside its `body` fields. REST reads it as the `field` part of a
+ * `multipart/form-data` body, streamed and refused past `maxBytes` as the bytes arrive; MCP as
+ * base64 `content` plus a `filename` argument, the same limit applied to the decoded bytes. The
+ * surfaces, OpenAPI and the docs all read this one declaration.
+ */
+export interface FileInput {
+  /** The multipart part that carries the file (REST). */
+  field: string;
+  /** Largest file accepted, in bytes. */
+  maxBytes: number;
+  /** The media types the handler accepts (it decides by content; this documents them). */
+  contentTypes: readonly [string, ...string[]];
+  description: string;
+}
+
+/** An uploaded file as a handler receives it: the bytes and the client's file name, unchecked. */
+export interface UploadedFile {
+  /** As the client sent it (display only; may carry a path or control characters), or null. */
+  filename: string | null;
+  bytes: Buffer;
+}
+
 export interface OperationInput<P extends AnyObject, Q extends AnyObject, B extends z.ZodType> {
   params?: P;
   query?: Q;
+  /** JSON body, or with `file` the text fields sent beside the file. */
   body?: B;
+  file?: FileInput;
 }
 
 type Infer<T> = T extends z.ZodType ? z.infer<T> : Record<string, never>;
@@ -48,6 +73,25 @@ export interface HandlerInput<P, Q, B> {
   params: Infer<P>;
   query: Infer<Q>;
   body: B extends z.ZodType ? z.infer<B> : undefined;
+  /** Present exactly when the operation declares `input.file` (the pipeline guarantees it). */
+  file?: UploadedFile;
+}
+
+/**
+ * A file answer instead of the JSON envelope (spec Endpoints 9). The bytes are read only when a
+ * surface sends them — not for a 304, nor for an MCP result too large to carry them — so `read`
+ * runs after the handler has returned, outside its transaction: it may only read.
+ */
+export interface FileContent {
+  /** Exactly one of the operation's declared `binaryResponse.contentTypes`. */
+  contentType: string;
+  /** Display name for Content-Disposition (the surface makes it header-safe). */
+  filename: string;
+  /** Byte length, when known before reading (Content-Length). */
+  size?: number;
+  /** A strong validator of the bytes (e.g. their SHA-256): ETag, If-None-Match → 304. */
+  etag?: string;
+  read(): Promise<Uint8Array | ReadableStream<Uint8Array>>;
 }
 
 /**
@@ -64,6 +108,8 @@ export interface Representation<P extends AnyObject = AnyObject, Q extends AnyOb
 export interface HandlerResult<T> {
   data: T;
   pagination?: PaginationMeta;
+  /** The file, for operations that declare `binaryResponse`; `data` is then its metadata (MCP shows it). */
+  file?: FileContent;
 }
 
 /**
@@ -117,8 +163,13 @@ export interface OperationDefinition<
   idempotencyKey: 'required' | 'optional' | 'none';
   sideEffects: readonly SideEffect[];
   input: OperationInput<P, Q, B>;
-  /** The `data` schema; null for a bare 204, or for an operation that answers only in `produces`. */
+  /** The `data` schema; null for a bare 204, or for an operation that answers only in `produces`. With `binaryResponse`, the file's metadata. */
   output: O | null;
+  /**
+   * Set when a success answers with a file (REST: the bytes with exact headers, no envelope; MCP:
+   * `output` plus the content as an embedded resource when small enough). Absent: JSON.
+   */
+  binaryResponse?: { contentTypes: readonly [string, ...string[]] };
   status: 200 | 201 | 202 | 204;
   /**
    * Binary representations of the success response, chosen by content negotiation (REST: the

@@ -3,6 +3,7 @@ import { ERROR_CODES, type DomainError, type ErrorCode } from '../domain/kernel/
 import { RETRY_AFTER_SECONDS } from '../domain/ratelimit/window.ts';
 import { API_PREFIX } from './api-prefix.ts';
 import { MAX_BODY_TEXT } from './http/body-limit.ts';
+import { DOCUMENT_CONTENT_TYPES } from '../domain/documents/content-type.ts';
 
 /** The page, relative to PUBLIC_BASE_URL, that this server serves with each code's cause and fix. */
 export const ERROR_DOCS_PATH = '/docs/errors';
@@ -150,7 +151,7 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
     status: 413,
     message: 'The request body is too large.',
     cause: 'The request body is larger than the limit.',
-    recoveryHint: `Send a smaller body (at most ${MAX_BODY_TEXT} of JSON).`,
+    recoveryHint: `Send a smaller body: at most ${MAX_BODY_TEXT} of JSON; a file at most the size its operation documents (the message names it).`,
     validAlternatives: [],
     mcp: 'tool',
     mcpWording: { message: 'The arguments are too large.', recoveryHint: `Send smaller arguments (at most ${MAX_BODY_TEXT} of JSON).` },
@@ -158,8 +159,8 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     message: 'The request body must be JSON.',
-    cause: 'The body was not sent as JSON (Content-Type: application/json).',
-    recoveryHint: 'Send the body as JSON with "Content-Type: application/json".',
+    cause: 'The body was not sent as JSON (Content-Type: application/json), or not as multipart/form-data to an operation that takes a file.',
+    recoveryHint: 'Send the body as JSON with "Content-Type: application/json", or a file upload as multipart/form-data where the operation takes a file.',
     validAlternatives: ['application/json'],
     mcp: 'protocol',
   },
@@ -336,6 +337,22 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
     message: 'The operation has finished; finished operations never change.',
     cause: 'The operation already succeeded, failed or was cancelled, so it can no longer be cancelled or deleted.',
     recoveryHint: 'Read it with getOperation; start a new operation to do the work again.',
+    validAlternatives: [],
+    mcp: 'tool',
+  },
+  UNSUPPORTED_FILE_TYPE: {
+    status: 415,
+    message: 'The file is not of an accepted type.',
+    cause: 'The uploaded bytes are not a PDF, JPEG, PNG, HEIC, TIFF or XML e-invoice (the type is detected from the content, not the name).',
+    recoveryHint: 'Send a PDF, JPEG, PNG, HEIC, TIFF or XML e-invoice (valid_alternatives); the type is read from the content, so renaming a file does not help.',
+    validAlternatives: [...DOCUMENT_CONTENT_TYPES],
+    mcp: 'tool',
+  },
+  DOCUMENT_IS_EVIDENCE: {
+    status: 409,
+    message: 'The document is evidence for a committed journal entry and must be kept.',
+    cause: 'The document is attached to a committed journal entry, whose evidence must be kept.',
+    recoveryHint: 'Documents of committed entries stay with them (Bokföringslagen keeps them seven years); detach works only from drafts. To correct the books, reverse the entry.',
     validAlternatives: [],
     mcp: 'tool',
   },

@@ -33,6 +33,13 @@ import { generateVatReturn, getVatReturn, listVatReturns, submitVatReturn } from
 import { getAccountBalances, getBalanceSheet, getIncomeStatement, getTrialBalance } from './operations/reports/statements.ts';
 import { getGeneralLedger } from './operations/reports/general-ledger.ts';
 import { exportSie } from './operations/reports/export-sie.ts';
+import { uploadDocument } from './operations/documents/upload.ts';
+import { listDocuments } from './operations/documents/list.ts';
+import { getDocument } from './operations/documents/get.ts';
+import { downloadDocument } from './operations/documents/download.ts';
+import { attachDocument } from './operations/documents/attach.ts';
+import { detachDocument } from './operations/documents/detach.ts';
+import { deleteDocument } from './operations/documents/delete.ts';
 import { listWebhooks } from './operations/webhooks/list.ts';
 import { createWebhook } from './operations/webhooks/create.ts';
 import { getWebhook } from './operations/webhooks/get.ts';
@@ -101,6 +108,13 @@ export const registry = buildRegistry([
   getBalanceSheet,
   getGeneralLedger,
   exportSie,
+  uploadDocument,
+  listDocuments,
+  getDocument,
+  downloadDocument,
+  attachDocument,
+  detachDocument,
+  deleteDocument,
   listWebhooks,
   createWebhook,
   getWebhook,

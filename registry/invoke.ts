@@ -10,7 +10,7 @@ import { abandonIdempotent, beginIdempotent, completeIdempotent } from '../domai
 import type { PaginationMeta } from '../domain/kernel/pagination.ts';
 import { sha256Hex } from '../domain/kernel/crypto.ts';
 import { FLAG_VALUES, parseFlag } from '../domain/kernel/flags.ts';
-import { isPublic, isTenantScoped, isWrite, requiredScopes, type Operation } from './define-operation.ts';
+import { isPublic, isTenantScoped, isWrite, requiredScopes, type FileContent, type Operation, type UploadedFile } from './define-operation.ts';
 import { applyExpansions, requestedExpansions, type PartialExpansion } from './expand.ts';
 import { findUnknownFields } from './unknown-fields.ts';
 import { assertWithinRateLimit } from './rate-limit.ts';
@@ -48,6 +48,8 @@ export interface Invocation {
   raw: { params: Record<string, string>; query: Record<string, unknown>; body?: unknown };
   /** Reads the body lazily, so scope and membership are checked before a body is even parsed. */
   loadBody?: () => Promise<unknown>;
+  /** For operations that take a file: reads it and the fields beside it, lazily like loadBody. */
+  loadUpload?: () => Promise<Upload>;
   idempotencyKey?: string | undefined;
   /**
    * The media types the caller accepts, as an HTTP Accept value (REST passes its header; another
@@ -59,6 +61,12 @@ export interface Invocation {
 
 /** The query parameter (and MCP argument) that asks for a dry run. */
 export const DRY_RUN_PARAM = 'dry_run';
+
+/** A file upload as a surface read it: the text fields and the file (null when none was sent). */
+export interface Upload {
+  fields: Record<string, unknown>;
+  file: UploadedFile | null;
+}
 
 export interface InvocationMeta {
   pagination?: PaginationMeta;
@@ -77,6 +85,8 @@ export interface InvocationResult {
   replayed: boolean;
   /** Set when the negotiated representation is binary: the body to stream instead of `data` (no envelope). */
   binary?: BinaryBody;
+  /** The file of an operation with a binaryResponse; `data` is its metadata. */
+  file?: FileContent;
 }
 
 /** Thrown inside the transaction to undo a dry run's writes; carries the would-be result out. */
@@ -150,8 +160,18 @@ async function invokeUnlogged(inv: Invocation): Promise<InvocationResult> {
     if (companyId !== null) await checkCompanyAccess(ctx, admission, companyId);
   }
 
-  const body = op.input.body && inv.loadBody ? await inv.loadBody() : inv.raw.body;
-  const { input, dryRun } = parseInput(op, { ...inv.raw, body });
+  let body: unknown;
+  let file: UploadedFile | undefined;
+  if (op.input.file) {
+    const upload = inv.loadUpload ? await inv.loadUpload() : { fields: {}, file: null };
+    body = upload.fields;
+    file = checkFile(op, upload.file);
+  } else {
+    body = op.input.body && inv.loadBody ? await inv.loadBody() : inv.raw.body;
+  }
+  const parsed = parseInput(op, { ...inv.raw, body });
+  const input = { ...parsed.input, ...(file && { file }) };
+  const { dryRun } = parsed;
   ctx = { ...ctx, dryRun };
   const mediaType = op.produces?.length ? chooseMediaType(op, inv.accept) : JSON_MEDIA_TYPE;
   // A dry run stores nothing, so there is nothing a key could make safe to repeat.
@@ -191,15 +211,60 @@ async function checkCompanyAccess(ctx: OperationContext, admission: Admission, c
   await assertCompanyAccess(ctx, companyId);
 }
 
+/**
+ * The generic rules of every upload, whatever the surface: one file, not empty, within the
+ * declared size (REST already stopped reading past it; this is the check for every surface).
+ */
+function checkFile(op: Operation, file: UploadedFile | null): UploadedFile {
+  const declared = op.input.file!;
+  const path = `body.${declared.field}`;
+  if (!file) {
+    throw new DomainError('VALIDATION_ERROR', {
+      message: `${path}: a file is required.`,
+      details: [{ path, message: 'Send the file (one file).' }],
+    });
+  }
+  if (file.bytes.length === 0) {
+    throw new DomainError('VALIDATION_ERROR', { message: `${path}: the file is empty.`, details: [{ path, message: 'The file is empty.' }] });
+  }
+  if (file.bytes.length > declared.maxBytes) throw fileTooLarge(op);
+  return file;
+}
+
+/** 413 for a file over the operation's limit, naming the limit. */
+export function fileTooLarge(op: Pick<Operation, 'input'>): DomainError {
+  const declared = op.input.file!;
+  const path = `body.${declared.field}`;
+  const limit = formatBytes(declared.maxBytes);
+  return new DomainError('PAYLOAD_TOO_LARGE', {
+    message: `The file is larger than ${limit}.`,
+    details: [{ path, message: `At most ${limit} (${declared.maxBytes} bytes).` }],
+  });
+}
+
+/** `20 MiB`, `512 KiB`, `900 bytes`: limits as people write them. */
+export function formatBytes(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+/** What identifies a request for idempotency: a file by its digest, never its bytes. */
+const fingerprintOf = (opId: string, input: { file?: UploadedFile }): string => {
+  const { file, ...rest } = input;
+  const filePart = file && { filename: file.filename, sha256: sha256Hex(file.bytes) };
+  return sha256Hex(canonicalJson({ op: opId, input: { ...rest, ...(filePart && { file: filePart }) } }));
+};
+
 async function runIdempotent(
   ctx: OperationContext,
   inv: Invocation,
-  input: { params: unknown; query: unknown; body: unknown },
+  input: { params: unknown; query: unknown; body: unknown; file?: UploadedFile },
   key: string,
 ): Promise<InvocationResult> {
   const actor = ctx.actor as Principal;
   const ref = { apiKeyId: actor.apiKeyId, key };
-  const fingerprint = sha256Hex(canonicalJson({ op: inv.op.id, input }));
+  const fingerprint = fingerprintOf(inv.op.id, input);
   const begun = await beginIdempotent(ctx.db, { ...ref, fingerprint, now: ctx.services.now() });
   if (begun.kind === 'reused') throw new DomainError('IDEMPOTENCY_KEY_REUSED');
   if (begun.kind === 'in_progress') throw new DomainError('IDEMPOTENCY_IN_PROGRESS');
@@ -221,7 +286,7 @@ async function runIdempotent(
 async function run(
   ctx: OperationContext,
   inv: Invocation,
-  input: { params: unknown; query: unknown; body: unknown },
+  input: { params: unknown; query: unknown; body: unknown; file?: UploadedFile },
   beforeCommit?: (tx: OperationContext, result: InvocationResult) => Promise<void>,
 ): Promise<InvocationResult> {
   const { op } = inv;
@@ -256,7 +321,7 @@ async function handle(
   op: Operation,
   ctx: OperationContext,
   input: { params: unknown; query: unknown; body: unknown; prepared?: unknown },
-): Promise<{ data: unknown; pagination?: PaginationMeta; partialExpansions?: PartialExpansion[] }> {
+): Promise<{ data: unknown; pagination?: PaginationMeta; partialExpansions?: PartialExpansion[]; file?: FileContent }> {
   // The registry refuses, at load, an operation without a handler unless it answers in produces alone.
   if (!op.handler) throw new Error(`${op.id} has no JSON handler`);
   const handled = await op.handler(ctx, input);
@@ -264,7 +329,13 @@ async function handle(
   return { ...handled, data: expanded.data, ...(expanded.partial.length > 0 && { partialExpansions: expanded.partial }) };
 }
 
-function finish(op: Operation, handled: { data: unknown; pagination?: PaginationMeta; partialExpansions?: PartialExpansion[] }, meta: InvocationMeta): InvocationResult {
+function finish(op: Operation, handled: { data: unknown; pagination?: PaginationMeta; partialExpansions?: PartialExpansion[]; file?: FileContent }, meta: InvocationMeta): InvocationResult {
+  if (op.binaryResponse) {
+    // The declaration documents the exact types; sending another would break the document.
+    if (!handled.file || !op.binaryResponse.contentTypes.includes(handled.file.contentType)) {
+      throw new Error(`${op.id} answered without a file of a declared content type (${handled.file?.contentType ?? 'none'})`);
+    }
+  }
   let data: unknown = null;
   if (op.output) {
     // A response that breaks its own documented schema is our bug: fail loudly, never send it.
@@ -284,6 +355,7 @@ function finish(op: Operation, handled: { data: unknown; pagination?: Pagination
       ...meta,
     },
     replayed: false,
+    ...(handled.file && { file: handled.file }),
   };
 }
 

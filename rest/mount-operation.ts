@@ -12,7 +12,8 @@ import { readJsonBody } from './read-body.ts';
 import { wrappedHeaders, wrappedJson } from '../registry/http/security-headers.ts';
 import { newRequestId } from '../registry/request-id.ts';
 import type { AppEnv } from '../registry/http/app-env.ts';
-import { binaryResponse } from './binary-response.ts';
+import { binaryResponse, fileResponse } from './binary-response.ts';
+import { readUpload } from './read-upload.ts';
 import { logRequest } from './access-log.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
 
@@ -67,6 +68,7 @@ export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operat
         requestId,
         raw: { params: c.req.param() as Record<string, string>, query: queryOf(c) },
         ...(takesBody && { loadBody: () => readJsonBody(c) }),
+        ...(op.input.file && { loadUpload: () => readUpload(c, op) }),
         idempotencyKey: c.req.header('idempotency-key'),
         accept: c.req.header('accept'),
         onDenial: (kind, error) => logDenial(services, c, kind, error),
@@ -74,6 +76,7 @@ export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operat
       // The answer depends on Accept wherever there is more than one representation (caches must know).
       const extra = op.produces?.length ? (result.replayed ? REPLAYED_VARY : VARY) : result.replayed ? REPLAYED : undefined;
       if (result.binary) return binaryResponse(requestId, result.binary, result.status, extra);
+      if (result.file) return fileResponse(requestId, result.file, c.req.header('if-none-match'), extra);
       if (result.status === 204) return new Response(null, { status: 204, headers: wrappedHeaders(requestId, false, extra) });
       return wrappedJson(requestId, result.status, envelope(result.data, requestId, result.meta), extra);
     } catch (error) {

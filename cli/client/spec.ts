@@ -136,12 +136,17 @@ function fieldFlags(schema: z.ZodType | undefined, location: FieldLocation): Fie
   });
 }
 
-/** Not in `defineOperation` yet: a multipart upload declares its body's media type (discovery/operation-traits.ts). */
-const requestMediaType = (op: Operation): unknown => (op as { requestContentType?: unknown }).requestContentType;
-
+/** An operation that takes a file (`input.file`) sends a multipart body: the file and the fields beside it. */
 function bodyModeOf(op: Operation): BodyMode {
-  if (!op.input.body) return 'none';
-  return requestMediaType(op) === 'multipart/form-data' ? 'multipart' : 'json';
+  if (op.input.file) return 'multipart';
+  return op.input.body ? 'json' : 'none';
+}
+
+/** The file part as a flag naming a local path (`--file receipt.pdf`). */
+function fileFlags(op: Operation): FieldFlag[] {
+  const file = op.input.file;
+  if (!file) return [];
+  return [{ flag: cliFlagName(file.field, 'body'), field: file.field, location: 'body', kind: 'file', required: true, nullable: false, description: `${file.description} A local file path.` }];
 }
 
 export function commandSpec(op: Operation): CommandSpec {
@@ -153,7 +158,7 @@ export function commandSpec(op: Operation): CommandSpec {
     op,
     group: op.group,
     name: cliSubcommand(op),
-    flags: [...fieldFlags(op.input.params, 'path'), ...fieldFlags(op.input.query, 'query'), ...bodyFlags],
+    flags: [...fieldFlags(op.input.params, 'path'), ...fieldFlags(op.input.query, 'query'), ...bodyFlags, ...fileFlags(op)],
     bodyMode,
     paginated: Boolean(op.input.query && 'cursor' in op.input.query.shape),
   };

@@ -38,6 +38,8 @@ export const ERROR_CODES = [
   'PERIODS_NOT_LOCKED',
   'VAT_PERIOD_INVALID',
   'OPERATION_FINISHED',
+  'UNSUPPORTED_FILE_TYPE',
+  'DOCUMENT_IS_EVIDENCE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

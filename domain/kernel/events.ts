@@ -7,7 +7,9 @@ import { Operation } from '../operations/schemas.ts';
 import { operationExample } from '../operations/examples.ts';
 import { agiExample, salaryRunExample } from '../payroll/examples.ts';
 import { vatReturnExample } from '../tax/examples.ts';
-import { COMPANY_ID, ENTRY_ID, FISCAL_YEAR_ID, accountExample, journalEntryExample, periodExample } from '../ledger/examples.ts';
+import { COMPANY_ID, FISCAL_YEAR_ID, accountExample, journalEntryExample, periodExample } from '../ledger/examples.ts';
+import { Document } from '../documents/schemas.ts';
+import { attachedDocumentExample, documentExample } from '../documents/examples.ts';
 import type { Scope } from './scopes.ts';
 
 /**
@@ -24,9 +26,6 @@ const Id = z.uuid();
 // UTC only (`Z`), matching every other timestamp the API emits.
 const IsoDateTime = z.iso.datetime();
 
-/** Every object except the company itself belongs to one company. */
-const owned = { id: Id, company_id: Id };
-
 // ---------------------------------------------------------------------------------------------
 // Object schemas, one per family; the event types of a family share it.
 // ---------------------------------------------------------------------------------------------
@@ -42,22 +41,13 @@ const CompanyObject = Company.pick({
 });
 
 // The books' objects are the API's own output schemas (DESIGN.md §14): one shape for REST and webhooks.
+// A document backs any number of entries, so it lists them (journal_entry_ids).
 const AccountObject = Account;
 const JournalEntryObject = JournalEntry;
 const PeriodObject = Period;
 const FiscalYearObject = FiscalYear;
 
-const DocumentObject = z.object({
-  ...owned,
-  filename: z.string(),
-  content_type: z.string().describe('MIME type, e.g. application/pdf.'),
-  size_bytes: z.number().int().nonnegative(),
-  sha256: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/)
-    .describe('Hex SHA-256 of the file content, for integrity checks and de-duplication.'),
-  journal_entry_id: Id.nullable().describe('The entry the document is attached to as underlag; null if unattached.'),
-});
+const DocumentObject = Document;
 
 const SalaryRunObject = SalaryRun;
 const AgiObject = Agi;
@@ -89,16 +79,6 @@ const companyExample: z.input<typeof CompanyObject> = {
   entity_type: 'aktiebolag',
   livemode: true,
   updated_at: '2026-11-14T09:12:03.000Z',
-};
-
-const documentExample: z.input<typeof DocumentObject> = {
-  id: '9f3c1a7e-2d6b-4e80-8c4f-5b1e7a3d9c62',
-  company_id: COMPANY_ID,
-  filename: 'kvitto-clas-ohlson-2026-11-12.pdf',
-  content_type: 'application/pdf',
-  size_bytes: 184_223,
-  sha256: '3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b',
-  journal_entry_id: null,
 };
 
 
@@ -214,10 +194,12 @@ const CATALOG = {
     created_at: '2025-01-02T08:00:00.000Z',
   }),
   'document.uploaded': entry(DOCUMENTS, 'A document such as a receipt or invoice was uploaded.', DocumentObject, documentExample),
-  'document.attached': entry(DOCUMENTS, 'A document was attached to a journal entry as supporting evidence.', DocumentObject, {
-    ...documentExample,
-    journal_entry_id: ENTRY_ID,
-  }),
+  'document.attached': entry(
+    DOCUMENTS,
+    'A document was attached to a journal entry as evidence; previous_attributes holds the journal_entry_ids before.',
+    DocumentObject,
+    attachedDocumentExample,
+  ),
   'document.deleted': entry(DOCUMENTS, 'A document was deleted; the object is its last state.', DocumentObject, documentExample),
   'salary_run.created': entry(PAYROLL, 'A salary run was created as a draft.', SalaryRunObject, salaryRunExample, true),
   'salary_run.approved': entry(

@@ -24,7 +24,8 @@ export interface WebhookRow {
 export const WEBHOOK_COLUMNS = PrismaSql.raw(
   `id::text AS id, company_id::text AS "companyId", event_type AS "eventType", webhook_url AS "webhookUrl", name, description,
    created_by_api_key_id::text AS "createdByApiKeyId", api_version_pinned AS "apiVersionPinned", disabled_at AS "disabledAt",
-   disabled_reason AS "disabledReason", created_at AS "createdAt", updated_at AS "updatedAt"`,
+   disabled_reason AS "disabledReason", previous_secret_expires_at AS "previousSecretExpiresAt", failing_since AS "failingSince",
+   last_error AS "lastError", created_at AS "createdAt", updated_at AS "updatedAt"`,
 );
 
 export const toWebhook = (row: WebhookRow): Webhook => ({

@@ -87,7 +87,7 @@ describe('the server process', () => {
 
     const [code] = (await once(server.child, 'exit')) as [number | null];
     expect(code).toBe(0);
-    const lines = server.output().split('\n').filter((line) => line.includes('"msg":"shut down"'));
+    const lines = server.output().split('\n').filter((line) => line.includes('"event":"shutdown"'));
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ signal: 'SIGTERM', in_flight_at_signal: 1, forced: false });
     // The data directory is free again: the lock went with the process.
@@ -122,7 +122,7 @@ describe('the server process', () => {
     server.child.kill('SIGINT');
     const [code] = (await once(server.child, 'exit')) as [number | null];
     expect(code).toBe(0);
-    const line = server.output().split('\n').find((l) => l.includes('"msg":"shut down"'));
+    const line = server.output().split('\n').find((l) => l.includes('"event":"shutdown"'));
     expect(JSON.parse(line!)).toMatchObject({ signal: 'SIGINT', in_flight_at_signal: 1, forced: true });
     expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
   }, 180_000);

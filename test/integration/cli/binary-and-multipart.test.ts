@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineOperation, READ_ONLY, type Operation } from '../../../registry/define-operation.ts';
+import { defineOperation, READ_ONLY } from '../../../registry/define-operation.ts';
 import { main, type MainIo } from '../../../cli/client/main.ts';
 import { startLocalServer, type LocalServer } from '../../helpers/discovery.ts';
 
 /**
- * Binary answers and multipart uploads, which today's operations do not have yet (documents,
- * PDF reports and SIE export are coming): the CLI handles them by content type and by the
- * declared request media type, so this drives it with two stand-in operations against a real
- * HTTP server on loopback and checks the exact bytes both ways.
+ * Binary answers and multipart uploads: the CLI handles them by content type and by the declared
+ * file input (`input.file`), so this drives it with two stand-in operations against a bare HTTP
+ * server on loopback and checks the exact bytes both ways (test/integration/documents drives the
+ * real ones).
  */
 
 const PDF = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from([0, 1, 2, 255, 254, 10]), Buffer.from('%%EOF\n')]);
@@ -34,31 +34,31 @@ const download = defineOperation({
   handler: async () => ({ data: null }),
 });
 
-// The request media type is not in defineOperation yet; discovery already reads it this way.
-const upload = {
-  ...defineOperation({
-    id: 'uploadThing',
-    group: 'documents',
-    method: 'POST',
-    path: '/companies/{companyId}/things',
-    summary: 'Upload a thing',
-    description: 'Multipart.',
-    auth: { scope: 'documents:write' },
-    risk: 'L1',
-    idempotent: false,
-    reversible: true,
-    dryRun: false,
-    idempotencyKey: 'optional',
-    sideEffects: ['create'],
-    input: { params: z.object({ companyId: z.uuid() }), body: z.object({ file: z.file(), description: z.string().optional() }) },
-    output: z.object({ id: z.string(), size_bytes: z.number() }),
-    status: 201,
-    examples: { response: { id: 'x', size_bytes: 1 } },
-    surfaces: ['cli'],
-    handler: async () => ({ data: { id: 'x', size_bytes: 1 } }),
-  }),
-  requestContentType: 'multipart/form-data',
-} as Operation;
+const upload = defineOperation({
+  id: 'uploadThing',
+  group: 'documents',
+  method: 'POST',
+  path: '/companies/{companyId}/things',
+  summary: 'Upload a thing',
+  description: 'Multipart.',
+  auth: { scope: 'documents:write' },
+  risk: 'L1',
+  idempotent: false,
+  reversible: true,
+  dryRun: false,
+  idempotencyKey: 'optional',
+  sideEffects: ['create'],
+  input: {
+    params: z.object({ companyId: z.uuid() }),
+    body: z.object({ description: z.string().optional() }),
+    file: { field: 'file', maxBytes: 1024 * 1024, contentTypes: ['application/pdf'], description: 'The thing.' },
+  },
+  output: z.object({ id: z.string(), size_bytes: z.number() }),
+  status: 201,
+  examples: { response: { id: 'x', size_bytes: 1 } },
+  surfaces: ['cli'],
+  handler: async () => ({ data: { id: 'x', size_bytes: 1 } }),
+});
 
 const COMPANY = '8b0f6c2e-4d1a-4e3b-9f7c-2a5d8e1b6c40';
 const THING = '9f3c1a7e-2d6b-4e80-8c4f-5b1e7a3d9c62';

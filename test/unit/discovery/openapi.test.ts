@@ -60,7 +60,11 @@ describe('OpenAPI document', () => {
 
   it.each(operations.map((op) => [op.id, op] as const))('%s: request body and success response with worked examples', (_id, op) => {
     const operation = operationOf(op);
-    if (op.input.body) {
+    if (op.input.file) {
+      // A multipart upload: the schema, no example (spec Endpoints 10).
+      expect(Object.keys(operation.requestBody.content)).toEqual(['multipart/form-data']);
+      expect(operation.requestBody.content['multipart/form-data'].example).toBeUndefined();
+    } else if (op.input.body) {
       expect(operation.requestBody.content['application/json'].example).toEqual(op.examples.body);
     } else {
       expect(operation.requestBody).toBeUndefined();
@@ -72,6 +76,11 @@ describe('OpenAPI document', () => {
     }
     if (op.output === null) {
       expect(Object.keys(success.content ?? {})).toEqual((op.produces ?? []).map((r) => r.mediaType));
+      return;
+    }
+    if (op.binaryResponse) {
+      expect(Object.keys(success.content)).toEqual([...op.binaryResponse.contentTypes]);
+      for (const media of Object.values<any>(success.content)) expect(media).toEqual({ schema: { type: 'string', format: 'binary' } });
       return;
     }
     expect(Object.keys(success.content)).toEqual(['application/json', ...(op.produces ?? []).map((r) => r.mediaType)]);
@@ -87,7 +96,9 @@ describe('OpenAPI document', () => {
 
   it.each(operations.map((op) => [op.id, op] as const))('%s: the error responses its traits allow', (_id, op) => {
     const responses = operationOf(op).responses;
-    const statuses = Object.keys(responses).filter((status) => status !== String(op.status));
+    // Besides the success: a file's 304 (no body), then the errors.
+    const statuses = Object.keys(responses).filter((status) => status !== String(op.status) && status !== '304');
+    expect('304' in responses).toBe(op.binaryResponse !== undefined);
     expect(statuses.includes('401')).toBe(!isPublic(op));
     expect(statuses.includes('429')).toBe(!isPublic(op));
     expect(statuses.includes('403')).toBe(requiredScope(op) !== null);
@@ -95,7 +106,7 @@ describe('OpenAPI document', () => {
     expect(statuses.includes('404')).toBe(isTenantScoped(op) || op.path.includes('{') || declared.includes('NOT_FOUND'));
     const declaresStatus = (status: number) => declared.some((code) => ERROR_CATALOG[code as keyof typeof ERROR_CATALOG].status === status);
     expect(statuses.includes('409')).toBe(op.idempotencyKey !== 'none' || declaresStatus(409));
-    expect(statuses.includes('422')).toBe(op.idempotencyKey !== 'none');
+    expect(statuses.includes('422')).toBe(op.idempotencyKey !== 'none' || declaresStatus(422));
     expect(statuses).toContain('400');
     expect(statuses).toContain('500');
     for (const status of statuses) {
@@ -139,29 +150,41 @@ const { handler: _handler, ...described } = base;
 const synthetic: DescribedOperation[] = [
   { ...described, id: 'deleteThing', method: 'DELETE', path: '/things/{id}', input: { params: z.object({ id: z.uuid() }) }, output: null, status: 204, sideEffects: ['delete'], examples: { params: { id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10' } } },
   { ...described, id: 'downloadThing', method: 'GET', path: '/things/{id}/pdf', input: { params: z.object({ id: z.uuid() }) }, output: null, produces: [{ mediaType: 'application/pdf', render: async () => { throw new Error('not rendered here'); } }], status: 200, sideEffects: ['none'], dryRun: false, idempotencyKey: 'none', examples: {} },
-  { ...described, id: 'uploadThing', method: 'POST', path: '/things', input: { body: z.object({ file: z.file(), note: z.string() }) }, requestContentType: 'multipart/form-data', output: z.object({ id: z.uuid() }), status: 201, sideEffects: ['create'], examples: { response: { id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10' } } },
 ];
 // Plain JSON, references resolved; `any` keeps the lookups short.
 const doc: any = await SwaggerParser.dereference(buildOpenApiDocument(synthetic, { publicBaseUrl: BASE }) as never);
+const download = operationOf(registry.byId('downloadDocument')!);
+const upload = operationOf(registry.byId('uploadDocument')!);
 
-describe('OpenAPI generator on shapes the registry does not use yet', () => {
+describe('OpenAPI for the shapes outside JSON: a 204, a binary representation, a stored file, a multipart upload', () => {
   it('a 204 has no content', () => {
     expect(doc.paths['/things/{id}'].delete.responses['204']).toEqual({ description: 'No content.', headers: expect.any(Object) });
   });
 
-  it('a binary download is outside the envelope and has no example', () => {
+  it('a binary representation is outside the envelope and has no example', () => {
     const success = doc.paths['/things/{id}/pdf'].get.responses['200'];
     expect(Object.keys(success.content)).toEqual(['application/pdf']);
     expect(success.content['application/pdf']).toEqual({ schema: { type: 'string', contentMediaType: 'application/pdf' } });
   });
 
-  it('a multipart body has its schema but no example', () => {
-    const operation = doc.paths['/things'].post;
-    expect(Object.keys(operation.requestBody.content)).toEqual(['multipart/form-data']);
-    expect(operation.requestBody.content['multipart/form-data'].example).toBeUndefined();
-    expect(operation.requestBody.content['multipart/form-data'].schema.properties.file).toMatchObject({ type: 'string', format: 'binary' });
-    // A body of any media type can be too large or sent as the wrong type.
-    expect(Object.keys(operation.responses['415'].content['application/json'].examples)).toEqual(['UNSUPPORTED_MEDIA_TYPE']);
-    expect(operation.responses['201'].content['application/json'].example.data).toEqual({ id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10' });
+  it('a download is the file outside the envelope, with no example, its headers, If-None-Match and a 304', () => {
+    const success = download.responses['200'];
+    expect(Object.keys(success.content)).toEqual(['application/pdf', 'image/jpeg', 'image/png', 'image/heic', 'image/heif', 'image/tiff', 'application/xml']);
+    expect(success.content['application/pdf']).toEqual({ schema: { type: 'string', format: 'binary' } });
+    expect(Object.keys(success.headers)).toEqual(expect.arrayContaining(['ETag', 'Content-Disposition', 'Content-Length']));
+    expect(download.responses['304'].content).toBeUndefined();
+    expect(download.parameters.find((p: any) => p.name === 'If-None-Match')).toMatchObject({ in: 'header', required: false });
+  });
+
+  it('an upload is multipart with a binary file part and the text fields, no example, and answers 413 and 415', () => {
+    const media = upload.requestBody.content['multipart/form-data'];
+    expect(media.example).toBeUndefined();
+    expect(media.schema.properties.file).toMatchObject({ type: 'string', format: 'binary' });
+    expect(media.schema.properties.file.description).toContain(String(20 * 1024 * 1024));
+    expect(media.schema.properties.description).toMatchObject({ type: 'string', maxLength: 1000 });
+    expect(media.schema.required).toEqual(['file']);
+    expect(media.encoding.file.contentType).toBe('application/pdf, image/jpeg, image/png, image/heic, image/heif, image/tiff, application/xml');
+    expect(Object.keys(upload.responses)).toEqual(expect.arrayContaining(['413', '415']));
+    expect(upload.responses['201'].content['application/json'].example.data).toMatchObject({ content_type: 'application/pdf' });
   });
 });

@@ -1,0 +1,95 @@
+import { fileTypeFromBuffer } from 'file-type';
+
+/**
+ * What a document may be, decided by its bytes — magic numbers through file-type, which is
+ * maintained against real files — never by the file name or the client's Content-Type.
+ */
+
+/** Receipts and invoices: scans and photos, PDFs, and XML e-invoices (Peppol BIS, Svefaktura). */
+export const DOCUMENT_CONTENT_TYPES = [
+  'application/pdf',
+  'image/jpeg',
+  'image/png',
+  'image/heic',
+  'image/heif',
+  'image/tiff',
+  'application/xml',
+] as const;
+export type DocumentContentType = (typeof DOCUMENT_CONTENT_TYPES)[number];
+
+/** The largest document accepted: a multi-page scan fits; a video does not. */
+export const MAX_DOCUMENT_BYTES = 20 * 1024 * 1024;
+
+export interface DetectedType {
+  contentType: DocumentContentType;
+  /** The usual extension, for a name when the upload had none. */
+  extension: string;
+}
+
+const EXTENSIONS: Record<DocumentContentType, string> = {
+  'application/pdf': 'pdf',
+  'image/jpeg': 'jpg',
+  'image/png': 'png',
+  'image/heic': 'heic',
+  'image/heif': 'heif',
+  'image/tiff': 'tif',
+  'application/xml': 'xml',
+};
+
+const isAllowed = (mime: string): mime is DocumentContentType => (DOCUMENT_CONTENT_TYPES as readonly string[]).includes(mime);
+
+/** The document's type from its content, or null when it is none of the allowed ones. */
+export async function detectDocumentType(bytes: Uint8Array): Promise<DetectedType | null> {
+  const found = await fileTypeFromBuffer(bytes);
+  // file-type knows XML only by its declaration, and calls an SVG with one XML too: our own check decides.
+  if (!found || found.mime === 'application/xml') return looksLikeXmlDocument(bytes) ? typed('application/xml') : null;
+  return isAllowed(found.mime) ? typed(found.mime) : null;
+}
+
+const typed = (contentType: DocumentContentType): DetectedType => ({ contentType, extension: EXTENSIONS[contentType] });
+
+/** How much of the start is inspected for the root element (prologs with comments and a DOCTYPE fit). */
+const XML_SNIFF_BYTES = 64 * 1024;
+// Documents a browser would render as a page or a script host are not e-invoices, whatever they declare.
+const RENDERABLE_ROOTS = new Set(['html', 'svg', 'xhtml']);
+
+/**
+ * A small XML check for e-invoices, which have no magic number: UTF-8 text (an optional BOM)
+ * with no NUL bytes, whose first markup is an XML declaration or an element, whose root element
+ * is not a renderable page (HTML, SVG), and that ends with `>`.
+ */
+export function looksLikeXmlDocument(bytes: Uint8Array): boolean {
+  const head = Buffer.from(bytes.subarray(0, XML_SNIFF_BYTES));
+  if (head.includes(0)) return false;
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(head.length === bytes.length ? head : trimToCharBoundary(head));
+  } catch {
+    return false;
+  }
+  text = text.replace(/^\uFEFF/, '');
+  if (!/^\s*<(\?xml[\s?]|[A-Za-z_!])/.test(text)) return false;
+  const root = rootElementName(text);
+  if (!root || RENDERABLE_ROOTS.has(root.toLowerCase())) return false;
+  const tail = Buffer.from(bytes.subarray(Math.max(0, bytes.length - 256))).toString('latin1');
+  return tail.trimEnd().endsWith('>');
+}
+
+/** The local name of the first element after the prolog (declaration, comments, PIs, DOCTYPE). */
+function rootElementName(text: string): string | null {
+  const prolog = /^\s*(?:<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE(?:[^[>]|\[[\s\S]*?\])*>)/i;
+  let rest = text;
+  for (let match = prolog.exec(rest); match; match = prolog.exec(rest)) rest = rest.slice(match[0].length);
+  const element = /^\s*<([A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)/.exec(rest);
+  return element ? (element[2] ?? null) : null;
+}
+
+/** Drops a UTF-8 sequence cut off at the end of a sniffed prefix, so only a real encoding error fails. */
+function trimToCharBoundary(head: Buffer): Buffer {
+  let end = head.length;
+  // Step back over continuation bytes (10xxxxxx) to the lead byte of the last character, and drop it.
+  let back = 0;
+  while (back < 4 && end - back - 1 >= 0 && ((head[end - back - 1] as number) & 0xc0) === 0x80) back++;
+  end -= back + 1;
+  return head.subarray(0, Math.max(0, end));
+}
