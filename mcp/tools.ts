@@ -191,8 +191,30 @@ const inToolNames = (text: string, names: ReadonlyMap<string, string>): string =
     .map((part, i) => (i % 2 === 1 ? part : part.replace(/\b[a-z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*\b/g, (word) => names.get(word) ?? word)))
     .join('');
 
+/**
+ * An expansion's object (a delivery's whole webhook, its event) is what another tool returns; in
+ * this tool's output schema it is named and typed but not spelled out again, which kept
+ * webhooks.list_deliveries under the per-tool budget.
+ */
+function withoutExpansionShapes(op: Operation, output: JsonSchema): JsonSchema {
+  if (!op.expand) return output;
+  const props = (schema: JsonSchema | undefined): Record<string, JsonSchema> | undefined => schema?.properties as Record<string, JsonSchema> | undefined;
+  const list = op.expand.list ? props(output)?.[op.expand.list] : undefined;
+  const item = op.expand.list ? (list?.items as JsonSchema | undefined) : output;
+  const fields = props(item);
+  if (!item || !fields) return output;
+  const compact: Record<string, JsonSchema> = { ...fields };
+  for (const [name, expansion] of Object.entries(op.expand.options)) {
+    const field = fields[expansion.field];
+    if (field) compact[expansion.field] = { type: field.type, description: `Only with expand=${name}.` } as JsonSchema;
+  }
+  const compactItem = { ...item, properties: compact };
+  if (!op.expand.list) return compactItem;
+  return { ...output, properties: { ...props(output), [op.expand.list]: { ...list, items: compactItem } } };
+}
+
 function compileTool(op: Operation, name: string, shape: InputShape, glossary: Glossary, boilerplate: ReadonlySet<string>, names: ReadonlyMap<string, string>): ToolEntry {
-  const output = op.output ? toJsonSchema(op.output, 'output') : null;
+  const output = op.output ? withoutExpansionShapes(op, toJsonSchema(op.output, 'output')) : null;
   // MCP output schemas describe structuredContent, which must be an object.
   const structured = output !== null && isObjectSchema(output);
   const paginated = isPaginated(op);

@@ -73,9 +73,8 @@ export async function listDeliveries(
       WHERE webhook_id = $1::uuid AND company_id = $2::uuid
         AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
         AND ($6::text IS NULL OR status = $6::text)
-        AND ($7::text IS NULL OR event_type = $7::text)
-        AND ($8::timestamptz IS NULL OR created_at >= $8::timestamptz)
-        AND ($9::timestamptz IS NULL OR created_at < $9::timestamptz)
+        AND ($7::timestamptz IS NULL OR created_at >= $7::timestamptz)
+        AND ($8::timestamptz IS NULL OR created_at < $8::timestamptz)
       ORDER BY created_at DESC, id DESC
       LIMIT $5`,
     webhook.id,
@@ -84,7 +83,6 @@ export async function listDeliveries(
     before?.id ?? null,
     query.limit + 1,
     query.status ?? null,
-    query.event_type ?? null,
     query.created_gte ?? null,
     query.created_lt ?? null,
   );

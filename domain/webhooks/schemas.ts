@@ -122,7 +122,6 @@ export const TERMINAL_STATUSES: readonly string[] = ['delivered', 'dead'];
 /** Delivery-log search (listWebhookDeliveries): every filter is optional and they combine with AND. */
 export const DeliveryFilters = z.object({
   status: z.enum(DELIVERY_STATUSES).optional().describe('Only deliveries in this status.'),
-  event_type: EventType.optional().describe('Only deliveries of this event type.'),
   created_gte: z.iso
     .datetime({ offset: true })
     .optional()

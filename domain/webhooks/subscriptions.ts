@@ -161,11 +161,19 @@ export async function updateWebhook(
 export async function deleteWebhook(ctx: OperationContext, companyId: string, id: string): Promise<void> {
   requireScope(ctx, 'webhooks:manage');
   await withTransaction(ctx, async (tx) => {
-    await tx.db.$queryRaw`
-      SELECT id FROM webhook_deliveries
-       WHERE webhook_id = ${id}::uuid AND company_id = ${companyId}::uuid AND status IN ('pending', 'in_flight', 'failed')
-         FOR UPDATE`;
-    const current = await lockWebhook(tx, companyId, id);
-    await tx.db.webhook.delete({ where: { id: current.id } });
+    // One statement: the count over the locking CTE is evaluated before the DELETE reaches the
+    // webhook row, so the unfinished deliveries are locked first (the dispatcher's order).
+    // Nothing deleted: not found, another company's webhook included.
+    const [row] = await tx.db.$queryRaw<{ event_type: string }[]>`
+      WITH unfinished AS (
+        SELECT id FROM webhook_deliveries
+         WHERE webhook_id = ${id}::uuid AND company_id = ${companyId}::uuid AND status IN ('pending', 'in_flight', 'failed')
+           FOR UPDATE)
+      DELETE FROM webhooks
+       WHERE id = ${id}::uuid AND company_id = ${companyId}::uuid AND (SELECT count(*) FROM unfinished) >= 0
+      RETURNING event_type`;
+    if (!row) throw webhookNotFound();
+    // A payroll webhook needs payroll:read like every other write on it; throwing rolls the delete back.
+    requirePayrollScopeFor(tx, row.event_type);
   });
 }

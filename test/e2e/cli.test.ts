@@ -180,7 +180,7 @@ describe.each(DB_TARGETS)('accounting CLI against a running server (%s)', (targe
     expect(invalid.code).toBe(CLI_EXIT.validation);
     expect(invalid.stderr).toContain(ERROR_CATALOG.VALIDATION_ERROR.recoveryHint);
     expect(invalid.stderr).toContain('body.event_type');
-    expect(invalid.stderr).toMatch(/Docs: https:\/\/\S+#validation_error/);
+    expect(invalid.stderr).toMatch(/Docs: https?:\/\/\S+\/docs\/errors#VALIDATION_ERROR/);
     expect(invalid.stdout).toBe('');
 
     const noKey = await runCli(['companies', 'list'], { ACCOUNTING_API_URL: env.ACCOUNTING_API_URL! });

@@ -14,6 +14,7 @@ export const attachDocument = defineOperation({
   description:
     'Makes the document evidence (underlag) for a draft or committed journal entry of the same company; a document may back several entries. ' +
     'Attaching it again changes nothing. Once the entry is committed the document stays. Emits document.attached.',
+  errors: [],
   auth: { scope: 'documents:write' },
   risk: 'L1',
   idempotent: true,

@@ -14,6 +14,7 @@ export const downloadDocument = defineOperation({
   description:
     'The document’s bytes with their exact Content-Type, as an attachment; ETag is the SHA-256, so If-None-Match answers 304. ' +
     'Over MCP: the metadata, and the content as an embedded resource for files up to 1 MiB.',
+  errors: [],
   auth: { scope: 'documents:read' },
   ...READ_ONLY,
   input: { params: DocumentParams },

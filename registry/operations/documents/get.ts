@@ -11,6 +11,7 @@ export const getDocument = defineOperation({
   path: '/companies/{companyId}/documents/{documentId}',
   summary: 'Get a document',
   description: 'A document’s metadata: name, detected type, size, SHA-256 and the journal entries it is evidence for. The bytes come from downloadDocument.',
+  errors: [],
   auth: { scope: 'documents:read' },
   ...READ_ONLY,
   input: { params: DocumentParams },

@@ -15,6 +15,7 @@ export const listDocuments = defineOperation({
   description:
     'Documents newest upload first, optionally only attached or unattached ones, or those of one journal entry. Cursor-paginated. ' +
     'Unattached documents are receipts still waiting for their entry.',
+  errors: [],
   auth: { scope: 'documents:read' },
   ...READ_ONLY,
   input: { params: CompanyParams, query: DocumentListQuery },

@@ -18,7 +18,7 @@ export const listWebhookDeliveries = defineOperation({
   summary: 'List a webhook\'s deliveries',
   description:
     'Lists one webhook\'s deliveries, newest first, with status, attempt count and the receiver\'s last response; ' +
-    'filter by status, event_type and a created_gte/created_lt window; expand adds the webhook, the event or every attempt. Paginated by cursor (pass next_cursor back as cursor).',
+    'filter by status and a created_gte/created_lt window; expand adds the webhook, the event or every attempt. Paginated by cursor (pass next_cursor back as cursor).',
   auth: { scope: 'webhooks:manage' },
   ...READ_ONLY,
   errors: [],

@@ -1,3 +1,6 @@
+import { attachDocument } from '../../../domain/documents/attachments.ts';
+import { uploadDocument } from '../../../domain/documents/documents.ts';
+import { PDF, blobOf, send as sendForm } from '../../helpers/documents.ts';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
@@ -106,6 +109,25 @@ FIXTURES.deleteOperation = async (t, params) => {
   const queued = await t.services.database.prisma.operation.create({ data: { companyId: params.companyId!, kind: 'close_fiscal_year', input: {} } });
   params.operationId = queued.id;
 };
+// The example document was attached to the committed example entry by then (evidence stays):
+// detach it from a draft of its own, and delete a document of its own.
+FIXTURES.detachDocument = async (t, params) => {
+  const ctx = actingContext(t);
+  const draft = await createJournalEntry(ctx, params.companyId!, {
+    date: '2026-11-12',
+    description: 'Draft with a receipt',
+    lines: [
+      { account: '6110', debit: 100 },
+      { account: '1930', credit: 100 },
+    ],
+  });
+  await attachDocument(ctx, params.companyId!, params.documentId!, draft.id);
+  params.entryId = draft.id;
+};
+FIXTURES.deleteDocument = async (t, params) => {
+  const own = await uploadDocument(actingContext(t), params.companyId!, { filename: 'egen.pdf', bytes: Buffer.concat([PDF, Buffer.from(randomUUID())]) });
+  params.documentId = own.id;
+};
 FIXTURES.generateAgi = (t, params) => salaryRun(t, params, '2026-11', ['approve', 'book']);
 FIXTURES.approveSalaryRun = (t, params) => salaryRun(t, params, '2026-10', []);
 FIXTURES.bookSalaryRun = (t, params) => salaryRun(t, params, '2026-09', ['approve']);
@@ -162,6 +184,14 @@ describe.each(DB_TARGETS)('documented examples replayed against the app (%s)', (
     }
   }
 
+  /** The example body with every example id already learned replaced by its real one (e.g. attachDocument's journal_entry_id). */
+  function withRealIds(value: unknown): unknown {
+    if (typeof value === 'string') return realIds.get(value) ?? value;
+    if (Array.isArray(value)) return value.map(withRealIds);
+    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withRealIds(item)]));
+    return value;
+  }
+
   /** The example's path params with real ids; null while an id is not known yet. */
   function realParams(op: DescribedOperation): Record<string, string> | null {
     const params: Record<string, string> = {};
@@ -187,15 +217,25 @@ describe.each(DB_TARGETS)('documented examples replayed against the app (%s)', (
       await FIXTURES[op.id]?.(t, params);
       const path = fullPath(op).replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(params[name] ?? ''));
       const query = new URLSearchParams(Object.entries((op.examples.query ?? {}) as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
-      const response = await call(app, op.method, `${path}${query.size > 0 ? `?${query}` : ''}`, {
-        ...(isPublic(op) ? {} : { key: tenant.key }),
-        ...(op.examples.body !== undefined && { body: op.examples.body }),
-        headers: op.idempotencyKey === 'none' ? {} : { 'idempotency-key': randomUUID() },
-      });
+      const url = `${path}${query.size > 0 ? `?${query}` : ''}`;
+      const headers: Record<string, string> = op.idempotencyKey === 'none' ? {} : { 'idempotency-key': randomUUID() };
+      // An upload has no worked example (spec Endpoints 10): a real PDF beside the example's fields.
+      const response = op.input.file
+        ? await sendForm(app, tenant.key, url, uploadForm(op.input.file.field, op.examples.body), headers)
+        : await call(app, op.method, url, {
+            ...(isPublic(op) ? {} : { key: tenant.key }),
+            ...(op.examples.body !== undefined && { body: withRealIds(op.examples.body) }),
+            headers,
+          });
 
       expect(response.status, `${op.id}: ${response.text}`).toBe(op.status);
       expect(response.headers.get('x-request-id'), op.id).toMatch(/^req_/);
-      if (op.output === null && op.produces?.length) {
+      if (op.binaryResponse) {
+        // A stored file: its own type, its bytes, no envelope.
+        expect(op.binaryResponse.contentTypes, op.id).toContain(response.headers.get('content-type'));
+        expect(response.text.length, op.id).toBeGreaterThan(0);
+        expect(response.headers.get('etag'), op.id).toMatch(/^"[0-9a-f]{64}"$/);
+      } else if (op.output === null && op.produces?.length) {
         // A binary-only answer: the first declared representation, bytes without an envelope.
         expect(response.headers.get('content-type'), op.id).toBe(op.produces[0]?.mediaType);
         expect(response.text.length, op.id).toBeGreaterThan(0);
@@ -236,3 +276,11 @@ describe.each(DB_TARGETS)('documented examples replayed against the app (%s)', (
     }
   });
 });
+
+/** A multipart upload: one PDF in the file part and the example's text fields. */
+function uploadForm(field: string, fields: unknown): FormData {
+  const form = new FormData();
+  form.append(field, blobOf(PDF, 'application/pdf'), 'kvitto.pdf');
+  for (const [name, value] of Object.entries((fields ?? {}) as Record<string, unknown>)) form.append(name, String(value));
+  return form;
+}

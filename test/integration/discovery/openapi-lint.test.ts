@@ -60,12 +60,14 @@ describe('OpenAPI document validity', () => {
     expect(report.problems.map((p) => `${p.severity} ${p.ruleId}`)).toContain('error no-invalid-media-type-examples');
   });
 
-  it('stays valid for shapes no operation uses yet: 204 and a binary representation', async () => {
+  it('stays valid for the shapes outside JSON on their own: a 204, a binary representation, a stored file and an upload', async () => {
     const { handler: _handler, ...base } = registry.byId('updateCompany')!;
     const params = z.object({ id: z.uuid() });
     const synthetic: DescribedOperation[] = [
       { ...base, id: 'deleteThing', method: 'DELETE', path: '/things/{id}', input: { params }, output: null, status: 204, sideEffects: ['delete'], examples: {} },
       { ...base, id: 'downloadThing', method: 'GET', path: '/things/{id}/pdf', input: { params }, output: null, produces: [{ mediaType: 'application/pdf', render: async () => { throw new Error('not rendered here'); } }], status: 200, sideEffects: ['none'], dryRun: false, idempotencyKey: 'none', examples: {} },
+      registry.byId('downloadDocument')!,
+      registry.byId('uploadDocument')!,
     ];
     const { code, report } = await lint(buildOpenApiDocument(synthetic, { publicBaseUrl: 'https://api.example.test' }), 'synthetic');
     expect(summary(report)).toEqual([]);

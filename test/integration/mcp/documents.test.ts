@@ -46,9 +46,9 @@ describe.each(DB_TARGETS)('MCP documents: base64 uploads and embedded downloads 
     const downloaded = await mcp.callTool({ name: 'documents.download', arguments: { company_id: tenant.companyId, document_id: document.id } });
     expect(downloaded.isError).toBeFalsy();
     expect(downloaded.structuredContent).toMatchObject({ id: document.id, sha256: sha256(PNG) });
-    const resource = downloaded.content.find((item) => item.type === 'resource');
+    const resource = (downloaded.content as { type: string; resource?: { blob: string } }[]).find((item) => item.type === 'resource');
     expect(resource).toMatchObject({ type: 'resource', resource: { mimeType: 'image/png', uri: expect.stringContaining(`/documents/${document.id}/content`) } });
-    const blob = (resource as { resource: { blob: string } }).resource.blob;
+    const blob = resource!.resource!.blob;
     expect(Buffer.from(blob, 'base64').equals(PNG)).toBe(true);
   });
 
@@ -72,7 +72,7 @@ describe.each(DB_TARGETS)('MCP documents: base64 uploads and embedded downloads 
     expect(uploaded.status).toBe(201);
     const downloaded = await mcp.callTool({ name: 'documents.download', arguments: { company_id: tenant.companyId, document_id: uploaded.body.data.id } });
     expect(downloaded.isError).toBeFalsy();
-    expect(downloaded.content.some((item) => item.type === 'resource')).toBe(false);
+    expect((downloaded.content as { type: string }[]).some((item) => item.type === 'resource')).toBe(false);
     expect(JSON.stringify(downloaded.content)).toContain(`GET http`);
   });
 });

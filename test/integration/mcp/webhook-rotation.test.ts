@@ -34,7 +34,7 @@ describe.each(DB_TARGETS)('secret rotation over MCP (%s)', (target) => {
     dataOf(
       await mcp.callTool({
         name: 'webhooks.create',
-        arguments: { companyId: tenant.companyId, event_type: eventType, webhook_url: HOOK_URL, name: 'mcp', idempotency_key: randomUUID() },
+        arguments: { company_id: tenant.companyId, event_type: eventType, webhook_url: HOOK_URL, name: 'mcp', idempotency_key: randomUUID() },
       }),
     ) as { id: string; secret: string };
 
@@ -42,7 +42,7 @@ describe.each(DB_TARGETS)('secret rotation over MCP (%s)', (target) => {
     const hook = await createHook();
     const rotated = await mcp.callTool({
       name: 'webhooks.rotate_secret',
-      arguments: { companyId: tenant.companyId, id: hook.id, overlap_seconds: 600, idempotency_key: randomUUID() },
+      arguments: { company_id: tenant.companyId, webhook_id: hook.id, overlap_seconds: 600, idempotency_key: randomUUID() },
     });
     expect(rotated.isError).toBeFalsy();
     const data = dataOf(rotated) as { secret: string; previous_secret_expires_at: string | null };
@@ -53,12 +53,12 @@ describe.each(DB_TARGETS)('secret rotation over MCP (%s)', (target) => {
     expect(t.services.secretBox.decrypt(row.secretEncrypted)).toBe(data.secret);
     expect(t.services.secretBox.decrypt(row.previousSecretEncrypted!)).toBe(hook.secret);
 
-    const ended = await mcp.callTool({ name: 'webhooks.expire_previous_secret', arguments: { companyId: tenant.companyId, id: hook.id } });
+    const ended = await mcp.callTool({ name: 'webhooks.expire_previous_secret', arguments: { company_id: tenant.companyId, webhook_id: hook.id } });
     expect(ended.isError).toBeFalsy();
     expect(dataOf(ended)).toMatchObject({ id: hook.id, previous_secret_expires_at: null });
     expect((await t.services.database.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } })).previousSecretEncrypted).toBeNull();
 
-    const missingKey = await mcp.callTool({ name: 'webhooks.rotate_secret', arguments: { companyId: tenant.companyId, id: hook.id } });
+    const missingKey = await mcp.callTool({ name: 'webhooks.rotate_secret', arguments: { company_id: tenant.companyId, webhook_id: hook.id } });
     expect(missingKey.isError).toBe(true);
     expect(firstJson(missingKey).error.code).toBe('IDEMPOTENCY_KEY_REQUIRED');
   });
@@ -70,7 +70,7 @@ describe.each(DB_TARGETS)('secret rotation over MCP (%s)', (target) => {
     clients.push(client);
     const denied = await client.callTool({
       name: 'webhooks.rotate_secret',
-      arguments: { companyId: tenant.companyId, id: hook.id, idempotency_key: randomUUID() },
+      arguments: { company_id: tenant.companyId, webhook_id: hook.id, idempotency_key: randomUUID() },
     });
     expect(denied.isError).toBe(true);
     expect(firstJson(denied).error).toMatchObject({

@@ -1,3 +1,4 @@
+import { PDF } from '../../helpers/documents.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
@@ -117,6 +118,8 @@ describe.each(DB_TARGETS)('facts stated once (%s)', (target) => {
         params: op.input.params?.parse(params) ?? {},
         query: op.input.query?.parse(op.examples.query ?? {}) ?? {},
         body: op.input.body?.parse(op.examples.body),
+        // The pipeline hands an operation that takes a file its file; so does this direct call.
+        ...(op.input.file && { file: { filename: 'kvitto.pdf', bytes: PDF } }),
       };
       // Bypassing the pipeline (as the dispatcher or a future surface might): the domain still says no.
       // An operation answering only in bytes (exportSie) is its representation's render.

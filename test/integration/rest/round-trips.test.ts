@@ -92,12 +92,14 @@ describe.each(DB_TARGETS)('database round trips per request (%s)', (target) => {
       headers: { 'idempotency-key': randomUUID() },
     });
     const deleted = await statementsOf('DELETE', `/companies/${tenant.companyId}/webhooks/${created.body.data.id}`);
-    expectStatements(deleted.statements, [ADMISSION, /^BEGIN$/, /^DELETE FROM "public"\."webhooks" WHERE .*"company_id"/, AUDIT, /^COMMIT$/]);
+    // The DELETE locks the webhook's unfinished deliveries first, in the same statement (the dispatcher's lock order).
+    const DELETE_WEBHOOK = /^\s*WITH unfinished AS \(.*FOR UPDATE\)\s*DELETE FROM webhooks\s+WHERE id = .* AND company_id = /s;
+    expectStatements(deleted.statements, [ADMISSION, /^BEGIN$/, DELETE_WEBHOOK, AUDIT, /^COMMIT$/]);
     // Deleting it again: the same DELETE finds nothing, the transaction rolls back, 404 (four statements).
     log.length = 0;
     const again = await call(app, 'DELETE', `${BASE}/companies/${tenant.companyId}/webhooks/${created.body.data.id}`, { key: tenant.key });
     expect(again.status).toBe(404);
-    expectStatements([...log], [ADMISSION, /^BEGIN$/, /^DELETE FROM "public"\."webhooks"/, /^ROLLBACK$/]);
+    expectStatements([...log], [ADMISSION, /^BEGIN$/, DELETE_WEBHOOK, /^ROLLBACK$/]);
   });
 
   it('answers a non-member in one: the admission already knows the company is out of reach', async () => {

@@ -1,3 +1,4 @@
+import { PDF, blobOf, send as sendForm } from '../../helpers/documents.ts';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -158,11 +159,19 @@ describe.each(DB_TARGETS)('strict inputs (%s)', (target) => {
         ...(isPublic(op) ? {} : { key: tenant.key }),
         headers: (op.idempotencyKey === 'none' ? {} : { 'idempotency-key': randomUUID() }) as Record<string, string>,
       };
-      const withQuery = await call(app, op.method, `${path}?zz_unknown=1`, { ...options, ...(op.examples.body !== undefined && { body: op.examples.body }) });
+      // An operation that takes a file gets multipart: the file part and the fields beside it.
+      const request = (url: string, body: unknown) => {
+        if (!op.input.file) return call(app, op.method, url, { ...options, ...(body !== undefined && { body }) });
+        const form = new FormData();
+        form.append(op.input.file.field, blobOf(PDF, 'application/pdf'), 'kvitto.pdf');
+        for (const [field, value] of Object.entries((body ?? {}) as Record<string, unknown>)) form.append(field, String(value));
+        return sendForm(app, tenant.key, url, form, options.headers);
+      };
+      const withQuery = await request(`${path}?zz_unknown=1`, op.examples.body);
       expect(withQuery.status, withQuery.text).toBe(400);
       expect(withQuery.body.error.details.map((d: { path: string }) => d.path)).toContain('query.zz_unknown');
       if (op.input.body) {
-        const withField = await call(app, op.method, path, { ...options, body: { ...(op.examples.body as object), zz_unknown: 1 } });
+        const withField = await request(path, { ...(op.examples.body as object), zz_unknown: 1 });
         expect(withField.status, withField.text).toBe(400);
         expect(withField.body.error.details.map((d: { path: string }) => d.path)).toContain('body.zz_unknown');
       }

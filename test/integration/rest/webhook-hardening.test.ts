@@ -184,8 +184,6 @@ describe.each(DB_TARGETS)('webhook hardening (%s)', (target) => {
       expect(await list('status=delivered')).toEqual([ids[4], ids[2], ids[0]]);
       expect(await list('status=pending')).toEqual([ids[5], ids[3], ids[1]]);
       expect(await list('status=dead')).toEqual([]);
-      expect(await list('event_type=company.updated')).toHaveLength(6);
-      expect(await list('event_type=period.locked')).toEqual([]);
       expect(await list('created_gte=2026-11-21T00:00:00Z&created_lt=2026-11-22T00:00:00Z')).toEqual([ids[3], ids[2]]);
       expect(await list('created_gte=2026-11-21T12:03:00%2B00:00')).toEqual([ids[5], ids[4], ids[3]]);
       expect(await list('status=pending&created_lt=2026-11-22T00:00:00Z')).toEqual([ids[3], ids[1]]);
@@ -198,7 +196,7 @@ describe.each(DB_TARGETS)('webhook hardening (%s)', (target) => {
       expect(second.body.meta.pagination.has_more).toBe(false);
     });
 
-    it('refuses an unknown status, event type or a malformed instant with 400', async () => {
+    it('refuses an unknown status, an unknown filter (a webhook has one event type) or a malformed instant with 400', async () => {
       const hook = await create(tenant);
       const path = `${BASE}/companies/${tenant.companyId}/webhooks/${hook.id}/deliveries`;
       for (const [query, field] of [['status=lost', 'query.status'], ['event_type=nope', 'query.event_type'], ['created_gte=yesterday', 'query.created_gte'], ['created_lt=2026-13-45T99:99:99Z', 'query.created_lt']]) {

@@ -429,7 +429,7 @@ describe.each(DB_TARGETS)('webhook endpoints (%s)', (target) => {
     await send('enable', 'PATCH', `${hooks}/${id}`, { active: true });
     const test = await send('test', 'POST', `${hooks}/${id}/test`);
     await send('company update (fan-out)', 'PATCH', `/companies/${own.companyId}`, { name: 'Fan-out AB' });
-    await send('deliveries', 'GET', `${hooks}/${id}/deliveries?include=attempts`);
+    await send('deliveries', 'GET', `${hooks}/${id}/deliveries?expand=attempts`);
     await finish(test.body.data.id, 'delivered');
     await send('retry', 'POST', `/webhook-deliveries/${test.body.data.id}/retry`);
     await send('delete', 'DELETE', `${hooks}/${id}`);

@@ -53,6 +53,8 @@ describe('CLI commands generated from the registry', () => {
         // Through JSON Schema, so wrapped objects (an optional body with a default) count too.
         return schema ? Object.keys((z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { properties?: object }).properties ?? {}) : [];
       });
+      // An operation that takes a file also has a flag for its file part.
+      if (spec.op.input.file) fields.push(spec.op.input.file.field);
       expect(spec.flags.map((flag) => flag.field).sort(), spec.op.id).toEqual(fields.sort());
     }
     expect(cliCommandLine(registry.byId('listWebhookDeliveries')!)).toBe('accounting webhooks list-deliveries');
