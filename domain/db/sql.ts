@@ -37,7 +37,12 @@ export function createPgPool(connectionString: string, max: number): pg.Pool {
     getTypeParser: (oid: number, format?: string) =>
       PARSERS[oid] ?? (pg.types.getTypeParser as (oid: number, format?: string) => (value: string) => unknown)(oid, format),
   };
-  return new pg.Pool({ connectionString, max, types: types as pg.CustomTypesConfig });
+  const pool = new pg.Pool({ connectionString, max, types: types as pg.CustomTypesConfig });
+  // An idle connection that dies (a database restart, an administrator's termination) is dropped
+  // by the pool and the next query opens a fresh one. Unheard, pg's 'error' event would crash the
+  // process; Prisma listens only while connected, so the pool keeps a listener of its own.
+  pool.on('error', () => {});
+  return pool;
 }
 
 // The request path sends a handful of distinct statements; anything beyond this is unprepared.
