@@ -1,3 +1,4 @@
+import { PDF } from '../../helpers/documents.ts';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -9,8 +10,8 @@ import { buildApp } from '../../../cli/build-app.ts';
 /**
  * Issue 17's scripted agent, in discovery mode only: every step is found with search_operations,
  * read with describe_operation and run with invoke_operation — the three tools are all it has.
- * It covers the month-end steps whose operations exist (record, commit, lock, check the ledger);
- * attaching a receipt and generating the VAT return join when their operations do.
+ * The month-end: record three entries, commit them, upload a receipt and attach it, lock the
+ * period, generate the month's VAT return — and the ledger and the return show the result.
  */
 describe.each(DB_TARGETS)('a scripted agent closes March through discovery mode alone (%s)', (target) => {
   let t: TestServices;
@@ -45,7 +46,7 @@ describe.each(DB_TARGETS)('a scripted agent closes March through discovery mode 
     return result.structuredContent;
   };
 
-  it('records three entries, commits them, locks the period, and the ledger shows it', async () => {
+  it('records three entries, commits them, attaches a receipt, locks the period, generates the VAT return, and the books show it', async () => {
     expect((await agent.listTools()).tools.map((tool) => tool.name)).toEqual(['search_operations', 'describe_operation', 'invoke_operation']);
 
     const companies = await invoke(await find('list companies', 'companies.list'), {});
@@ -74,6 +75,18 @@ describe.each(DB_TARGETS)('a scripted agent closes March through discovery mode 
     expect(committed.map((e) => e.status)).toEqual(['committed', 'committed', 'committed']);
     expect(new Set(committed.map((e) => e.voucher)).size).toBe(3);
 
+    // The receipt of the office supplies, as an agent holding the file would send it.
+    const receipt = await invoke(await find('upload receipt document', 'documents.upload'), {
+      company_id,
+      content_base64: PDF.toString('base64'),
+      filename: 'kvitto-kontorsmaterial.pdf',
+      description: 'Office supplies',
+      idempotency_key: randomUUID(),
+    });
+    expect(receipt).toMatchObject({ content_type: 'application/pdf', filename: 'kvitto-kontorsmaterial.pdf' });
+    const attached = await invoke(await find('attach document to journal entry', 'documents.attach'), { company_id, document_id: receipt.id, journal_entry_id: committed[0].id });
+    expect(attached.journal_entry_ids).toEqual([committed[0].id]);
+
     const periods = await invoke(await find('list accounting periods', 'ledger.list_periods'), { company_id });
     const march = periods.periods.find((p: { start_date: string }) => p.start_date === '2026-03-01');
     const locked = await invoke(await find('lock period', 'ledger.lock_period'), { company_id, period_id: march.id, idempotency_key: randomUUID() });
@@ -87,5 +100,9 @@ describe.each(DB_TARGETS)('a scripted agent closes March through discovery mode 
     const refused = await agent.callTool({ name: 'invoke_operation', arguments: { name: commit, arguments: { company_id, entry_id: late.id } } });
     expect(refused.isError).toBe(true);
     expect(firstJson(refused).error).toMatchObject({ code: 'PERIOD_LOCKED', recovery_hint: expect.any(String), valid_alternatives: expect.any(Array) });
+
+    // March's VAT return from the locked books: 25 % output VAT on the invoice, input VAT on the supplies.
+    const vat = await invoke(await find('generate VAT return', 'tax.generate_vat_return'), { company_id, period_start: '2026-03-01', period_end: '2026-03-31', idempotency_key: randomUUID() });
+    expect(vat).toMatchObject({ status: 'generated', output_vat: 25_000, input_vat: 10_000, net_vat: 15_000 });
   });
 });
