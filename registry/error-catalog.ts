@@ -356,6 +356,14 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
     validAlternatives: [],
     mcp: 'tool',
   },
+  SIE_INVALID: {
+    status: 422,
+    message: 'The SIE file cannot be imported.',
+    cause: 'The file is not a well-formed SIE 4 file (a broken record, an amount with more than two decimals, an unbalanced #VER), or it does not fit the books: a date outside #RAR 0, a closed year or locked period, a series of that year already in use, an account neither in the chart nor declared by #KONTO.',
+    recoveryHint: 'The message names the line of the first problem: correct the file (or the books) and upload it again. A dry run checks a file without importing it.',
+    validAlternatives: [],
+    mcp: 'tool',
+  },
 };
 
 /** The headers an error carries on HTTP (none for most codes). */

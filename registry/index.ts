@@ -28,6 +28,7 @@ import {
 import { generateAgi, getAgi, listAgis, submitAgi } from './operations/tax/agi.ts';
 import { cancelOperation, deleteOperation, getOperation, listOperations } from './operations/operations/operations.ts';
 import { closeFiscalYear } from './operations/ledger/close-fiscal-year.ts';
+import { importSie } from './operations/ledger/import-sie.ts';
 import { recoverWebhookDeliveries } from './operations/webhooks/recover-deliveries.ts';
 import { generateVatReturn, getVatReturn, listVatReturns, submitVatReturn } from './operations/tax/vat-returns.ts';
 import { getAccountBalances, getBalanceSheet, getIncomeStatement, getTrialBalance } from './operations/reports/statements.ts';
@@ -108,6 +109,7 @@ export const registry = buildRegistry([
   getBalanceSheet,
   getGeneralLedger,
   exportSie,
+  importSie,
   uploadDocument,
   listDocuments,
   getDocument,

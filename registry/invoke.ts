@@ -164,7 +164,8 @@ async function invokeUnlogged(inv: Invocation): Promise<InvocationResult> {
   let file: UploadedFile | undefined;
   if (op.input.file) {
     const upload = inv.loadUpload ? await inv.loadUpload() : { fields: {}, file: null };
-    body = upload.fields;
+    // Without fields beside the file, an empty form part list is no body; a stray field is still refused.
+    body = op.input.body || Object.keys(upload.fields).length > 0 ? upload.fields : undefined;
     file = checkFile(op, upload.file);
   } else {
     body = op.input.body && inv.loadBody ? await inv.loadBody() : inv.raw.body;

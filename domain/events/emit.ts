@@ -57,6 +57,45 @@ export async function emitEvent(
   });
 }
 
+/**
+ * emitEvent for many objects of one type at once (a bulk import): every event, its deliveries and
+ * the workers' wake-up in one statement, in the caller's transaction. Returns the deliveries queued.
+ */
+export async function emitEvents(ctx: OperationContext, companyId: string, type: EventType, objects: readonly unknown[]): Promise<number> {
+  if (objects.length === 0) return 0;
+  const schema = EVENT_CATALOG[type].object;
+  const createdAt = ctx.services.now();
+  const ids = objects.map(() => randomUUID());
+  const payloads = objects.map((object, index) =>
+    JSON.stringify(
+      buildEventPayload({ eventId: ids[index] as string, type, companyId, livemode: false, object: schema.parse(object), previousAttributes: null, createdAt }),
+    ),
+  );
+  return withTransaction(ctx, async (tx) => {
+    const [row] = await tx.db.$queryRaw<{ livemode: boolean | null; deliveries: number }[]>`
+      WITH company AS (SELECT livemode FROM companies WHERE id = ${companyId}::uuid),
+      event AS (
+        INSERT INTO events (id, company_id, type, api_version, livemode, payload, created_at)
+        SELECT i.id, ${companyId}::uuid, ${type}, ${API_VERSION}, c.livemode, jsonb_set(i.payload, '{livemode}', to_jsonb(c.livemode)), ${createdAt}
+          FROM unnest(${ids}::uuid[], ${payloads}::jsonb[]) AS i(id, payload) CROSS JOIN company c
+        RETURNING id, payload
+      ),
+      queued AS (
+        INSERT INTO webhook_deliveries (webhook_id, company_id, event_id, event_type, payload, next_attempt_at)
+        SELECT w.id, w.company_id, e.id, ${type}, e.payload, ${createdAt}
+          FROM webhooks w CROSS JOIN event e
+         WHERE w.company_id = ${companyId}::uuid AND w.event_type = ${type} AND w.disabled_at IS NULL
+        RETURNING 1
+      )
+      SELECT (SELECT livemode FROM company) AS livemode,
+             (SELECT count(*)::int FROM queued) AS deliveries,
+             (SELECT count(*)::int FROM (SELECT pg_notify(${DELIVERY_CHANNEL}, '') FROM (SELECT 1 FROM queued LIMIT 1) q) n) AS notified`;
+    if (row?.livemode === null || row?.livemode === undefined) throw new Error(`emitEvents: no company ${companyId}`);
+    tx.emitted?.push(type);
+    return row.deliveries;
+  });
+}
+
 export interface EventPayloadInput {
   eventId: string;
   type: EventType;

@@ -40,6 +40,7 @@ export const ERROR_CODES = [
   'OPERATION_FINISHED',
   'UNSUPPORTED_FILE_TYPE',
   'DOCUMENT_IS_EVIDENCE',
+  'SIE_INVALID',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -72,6 +72,18 @@ export async function readEntry(ctx: OperationContext, companyId: string, entryI
   return row ? toEntry(row) : null;
 }
 
+/** Several entries as the API shows them, in the order of `entryIds` (one statement; imports emit with it). */
+export async function readEntries(ctx: OperationContext, companyId: string, entryIds: readonly string[]): Promise<JournalEntry[]> {
+  if (entryIds.length === 0) return [];
+  const rows = await ctx.db.$queryRaw<EntryRow[]>`${ENTRY_SELECT} WHERE e.company_id = ${companyId}::uuid AND e.id = ANY(${[...entryIds]}::uuid[])`;
+  const byId = new Map(rows.map((row) => [row.id, toEntry(row)]));
+  return entryIds.map((id) => {
+    const entry = byId.get(id);
+    if (!entry) throw new Error(`readEntries: no entry ${id}`);
+    return entry;
+  });
+}
+
 export async function getJournalEntry(ctx: OperationContext, companyId: string, entryId: string): Promise<JournalEntry> {
   requireScope(ctx, 'companies:read');
   const entry = await readEntry(ctx, companyId, entryId);

@@ -38,6 +38,46 @@ export async function listFiscalYears(ctx: OperationContext, companyId: string):
 const invalid = (path: string, message: string): DomainError =>
   new DomainError('VALIDATION_ERROR', { message, details: [{ path, message }] });
 
+/** The shape rules of a fiscal year's dates (Bokföringslagen 3 kap.), or null when they hold. */
+export function fiscalYearShapeProblem(start: string, end: string): DomainError | null {
+  if (!isFirstOfMonth(start)) return invalid('body.start_date', 'A fiscal year starts on the first day of a month.');
+  if (!isLastOfMonth(end)) return invalid('body.end_date', 'A fiscal year ends on the last day of a month.');
+  const months = monthsSpanned(start, end);
+  if (end <= start || months < MIN_FISCAL_YEAR_MONTHS || months > MAX_FISCAL_YEAR_MONTHS) {
+    return invalid('body.end_date', `A fiscal year spans ${MIN_FISCAL_YEAR_MONTHS}-${MAX_FISCAL_YEAR_MONTHS} months.`);
+  }
+  return null;
+}
+
+/**
+ * Whether a new year fits beside the company's others: years are contiguous, with no overlap
+ * and no gap to the year before or after it. Null when it fits.
+ */
+export function fiscalYearConflict(years: readonly { start_date: string; end_date: string }[], start: string, end: string): DomainError | null {
+  const sorted = [...years].sort((a, b) => a.start_date.localeCompare(b.start_date));
+  const overlapping = sorted.find((year) => year.start_date <= end && year.end_date >= start);
+  if (overlapping) {
+    return new DomainError('FISCAL_YEAR_OVERLAP', {
+      message: `The fiscal year ${overlapping.start_date} – ${overlapping.end_date} overlaps ${start} – ${end}.`,
+    });
+  }
+  const previous = sorted.filter((year) => year.end_date < start).at(-1);
+  const next = sorted.find((year) => year.start_date > end);
+  if (previous && addDays(previous.end_date, 1) !== start) {
+    return new DomainError('FISCAL_YEAR_GAP', {
+      message: `The previous fiscal year ends ${previous.end_date}; the next one must start ${addDays(previous.end_date, 1)}.`,
+      details: [{ path: 'body.start_date', message: `Use ${addDays(previous.end_date, 1)}.` }],
+    });
+  }
+  if (next && addDays(end, 1) !== next.start_date) {
+    return new DomainError('FISCAL_YEAR_GAP', {
+      message: `The following fiscal year starts ${next.start_date}; this one must end ${addDays(next.start_date, -1)}.`,
+      details: [{ path: 'body.end_date', message: `Use ${addDays(next.start_date, -1)}.` }],
+    });
+  }
+  return null;
+}
+
 /**
  * Creates a fiscal year and its monthly periods. Years are contiguous: no overlap with another
  * year and no gap to the year before or after it.
@@ -45,39 +85,16 @@ const invalid = (path: string, message: string): DomainError =>
 export async function createFiscalYear(ctx: OperationContext, companyId: string, body: FiscalYearCreateBody): Promise<FiscalYear> {
   requireScope(ctx, 'companies:write');
   const start = body.start_date;
-  if (!isFirstOfMonth(start)) throw invalid('body.start_date', 'A fiscal year starts on the first day of a month.');
   const end = body.end_date ?? lastDayOfMonth(addMonths(start, DEFAULT_FISCAL_YEAR_MONTHS - 1));
-  if (!isLastOfMonth(end)) throw invalid('body.end_date', 'A fiscal year ends on the last day of a month.');
-  const months = monthsSpanned(start, end);
-  if (end <= start || months < MIN_FISCAL_YEAR_MONTHS || months > MAX_FISCAL_YEAR_MONTHS) {
-    throw invalid('body.end_date', `A fiscal year spans ${MIN_FISCAL_YEAR_MONTHS}-${MAX_FISCAL_YEAR_MONTHS} months.`);
-  }
+  const shape = fiscalYearShapeProblem(start, end);
+  if (shape) throw shape;
 
   return withTransaction(ctx, async (tx) => {
     // Serialises fiscal-year changes per company, so two creates cannot both pass the checks.
     await tx.db.$queryRaw`SELECT id FROM companies WHERE id = ${companyId}::uuid FOR UPDATE`;
     const existing = await tx.db.fiscalYear.findMany({ where: { companyId }, orderBy: { startDate: 'asc' } });
-    const years = existing.map(toFiscalYear);
-    const overlapping = years.find((year) => year.start_date <= end && year.end_date >= start);
-    if (overlapping) {
-      throw new DomainError('FISCAL_YEAR_OVERLAP', {
-        message: `The fiscal year ${overlapping.start_date} – ${overlapping.end_date} overlaps ${start} – ${end}.`,
-      });
-    }
-    const previous = years.filter((year) => year.end_date < start).at(-1);
-    const next = years.find((year) => year.start_date > end);
-    if (previous && addDays(previous.end_date, 1) !== start) {
-      throw new DomainError('FISCAL_YEAR_GAP', {
-        message: `The previous fiscal year ends ${previous.end_date}; the next one must start ${addDays(previous.end_date, 1)}.`,
-        details: [{ path: 'body.start_date', message: `Use ${addDays(previous.end_date, 1)}.` }],
-      });
-    }
-    if (next && addDays(end, 1) !== next.start_date) {
-      throw new DomainError('FISCAL_YEAR_GAP', {
-        message: `The following fiscal year starts ${next.start_date}; this one must end ${addDays(next.start_date, -1)}.`,
-        details: [{ path: 'body.end_date', message: `Use ${addDays(next.start_date, -1)}.` }],
-      });
-    }
+    const conflict = fiscalYearConflict(existing.map(toFiscalYear), start, end);
+    if (conflict) throw conflict;
     const row = await insertFiscalYear(tx.db, companyId, start, end);
     return toFiscalYear(row);
   });

@@ -35,6 +35,7 @@ export interface SieTransaction {
 export interface SieVerification {
   line: number;
   series: string;
+  /** As written; empty when the file leaves numbering to the importing program. */
   number: string;
   /** ISO date, `YYYY-MM-DD`. */
   date: string;
@@ -65,6 +66,8 @@ export interface SieDocument {
   accounts: { line: number; number: string; name: string; type: string | null }[];
   balances: SieBalance[];
   verifications: SieVerification[];
+  /** The line of the first record of each top-level label (`SIETYP` → 3), for messages about them. */
+  lineOf: Record<string, number>;
 }
 
 const WHITESPACE = /[ \t]/;
@@ -185,7 +188,9 @@ export function parseSie(source: string): { document: SieDocument; issues: SieIs
     accounts: [],
     balances: [],
     verifications: [],
+    lineOf: {},
   };
+  const accountsByNumber = new Map<string, SieDocument['accounts'][number]>();
   const problem = (line: number, message: string): void => {
     issues.push({ line, message });
   };
@@ -207,7 +212,9 @@ export function parseSie(source: string): { document: SieDocument; issues: SieIs
   const amount = (record: SieRecord, index: number): number | null => {
     const value = text(record.fields[index]);
     const parsed = value === null ? null : parseSieAmount(value);
-    if (parsed === null) problem(record.line, `#${record.label}: the amount must look like -1234.50, found ${JSON.stringify(value)}.`);
+    if (parsed === null) {
+      problem(record.line, `#${record.label}: the amount must look like -1234.50 (a point, at most two decimals), found ${JSON.stringify(value)}.`);
+    }
     return parsed;
   };
   const required = (record: SieRecord, index: number, name: string): string | null => {
@@ -256,7 +263,9 @@ export function parseSie(source: string): { document: SieDocument; issues: SieIs
         const objects = record.fields[1];
         if (!Array.isArray(objects)) problem(record.line, '#TRANS: the object list "{}" is missing.');
         const value = amount(record, 2);
-        if (account !== null && Array.isArray(objects) && value !== null) {
+        // A row that cannot be read leaves the verification out, so its balance is not reported as well.
+        if (account === null || !Array.isArray(objects) || value === null) broken.add(state.open);
+        else {
           state.open.transactions.push({
             line: record.line,
             account,
@@ -287,6 +296,7 @@ export function parseSie(source: string): { document: SieDocument; issues: SieIs
   return { document, issues };
 
   function readTopLevel(record: SieRecord): void {
+    document.lineOf[record.label] ??= record.line;
     switch (record.label) {
       case 'FLAGGA':
         document.flag = integer(record, 0, 'the flag');
@@ -320,13 +330,17 @@ export function parseSie(source: string): { document: SieDocument; issues: SieIs
         const number = required(record, 0, 'the account number');
         const name = text(record.fields[1]);
         if (name === null) problem(record.line, '#KONTO: the account name is missing.');
-        if (number !== null && name !== null) document.accounts.push({ line: record.line, number, name, type: null });
+        if (number !== null && name !== null) {
+          const account: SieDocument['accounts'][number] = { line: record.line, number, name, type: null };
+          document.accounts.push(account);
+          accountsByNumber.set(number, account);
+        }
         break;
       }
       case 'KTYP': {
         const number = required(record, 0, 'the account number');
         const type = required(record, 1, 'the account type');
-        const account = document.accounts.find((candidate) => candidate.number === number);
+        const account = number === null ? undefined : accountsByNumber.get(number);
         if (type !== null && !['T', 'S', 'I', 'K'].includes(type)) problem(record.line, `#KTYP: the type must be T, S, I or K, found "${type}".`);
         else if (!account) problem(record.line, `#KTYP: account ${number} has no #KONTO before it.`);
         else account.type = type;
@@ -356,8 +370,9 @@ export function parseSie(source: string): { document: SieDocument; issues: SieIs
           registeredOn: date(record, 4, 'the registration date', true),
           transactions: [],
         };
-        if (verificationDate === null || series === '' || number === '') broken.add(state.expectBlock);
-        if (series === '' || number === '') problem(record.line, '#VER: the series and the number are required.');
+        // The number may be left empty in a file meant for import: the importing program numbers it (SIE 4B).
+        if (verificationDate === null || series === '') broken.add(state.expectBlock);
+        if (series === '') problem(record.line, '#VER: the series is required.');
         break;
       }
       default:

@@ -20,6 +20,14 @@ export function startEntry(entry: string, env: Record<string, string>, args: str
   return startProcess(TSX, [join(ROOT, entry), ...args], { PATH: process.env.PATH ?? '', ...env });
 }
 
+/**
+ * Starts an entry point as `npm run worker` does (`node --import tsx`): one process, no tsx
+ * launcher in front of it, so a signal (SIGKILL too) reaches the process doing the work.
+ */
+export function startNode(entry: string, env: Record<string, string>): RunningProcess {
+  return startProcess(process.execPath, ['--import', 'tsx', join(ROOT, entry)], { PATH: process.env.PATH ?? '', ...env });
+}
+
 /** The directory of the node binary running the tests: the only thing the CLI may find on PATH. */
 const NODE_ONLY_PATH = [dirname(process.execPath), '/usr/bin', '/bin'].join(':');
 

@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeSie, encodeSie, sieAccountType, sieAmount, sieText } from '../../domain/sie/format.ts';
 import { parseSie, parseSieAmount, parseSieDate, readSieLine, type SieIssue } from '../../domain/sie/parse.ts';
+import { checkLooksLikeSie, decodeSieFile, readSieImport } from '../../domain/sie/import.ts';
+import { DomainError } from '../../domain/kernel/errors.ts';
 
 const file = (...lines: string[]): string => `${lines.join('\r\n')}\r\n`;
 
@@ -138,5 +140,69 @@ describe('parseSie', () => {
     expect(issues.find((issue) => issue.line === 19)?.message).toContain('not closed');
     // The unbalanced one is still read (an importer decides), the broken ones are not.
     expect(document.verifications.map((verification) => verification.number)).toEqual(['2']);
+  });
+});
+
+describe('readSieImport (the checks an import makes before touching the books)', () => {
+  const head = ['#FLAGGA 0', '#FORMAT PC8', '#SIETYP 4', '#RAR 0 20260101 20261231', '#KONTO 1930 "Företagskonto"', '#KONTO 3041 "Försäljning"'];
+  const read = (...lines: string[]) => readSieImport(Buffer.from(encodeSie(file(...head, ...lines))));
+  const refusal = (...lines: string[]): string => {
+    try {
+      read(...lines);
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'SIE_INVALID') return error.message;
+      throw error;
+    }
+    throw new Error('accepted');
+  };
+
+  it('takes verifications without a number (the importer numbers them), skips zero rows, sums #IB per account', () => {
+    const imported = read(
+      '#IB 0 1930 100.00',
+      '#IB 0 1930 -25.50',
+      '#IB 0 3041 5.00',
+      '#VER a "" 20260105 ""',
+      '{',
+      '#TRANS 1930 {} 12.50 "" "Kontant"',
+      '#TRANS 1910 {} 0.00',
+      '#TRANS 3041 {} -12.50',
+      '}',
+    );
+    expect(imported.verifications).toEqual([
+      {
+        line: 10,
+        series: 'A',
+        date: '2026-01-05',
+        description: 'Verifikation a',
+        lines: [
+          { account: '1930', debit: 1_250, credit: 0, description: 'Kontant' },
+          { account: '3041', debit: 0, credit: 1_250, description: null },
+        ],
+      },
+    ]);
+    // #IB of result accounts is no opening balance; the zero row's account is not "used".
+    expect(imported.opening).toEqual([{ line: 7, account: '1930', amount: 7_450 }]);
+    expect([...imported.used.keys()]).toEqual(['1930', '3041']);
+    expect(imported.series).toEqual(new Map([['A', { count: 1, line: 10 }]]));
+  });
+
+  it('names the line of the first problem: a bad amount, a date outside #RAR 0, a lone row, a bad account or series', () => {
+    expect(refusal('#VER A 1 20260105 "x"', '{', '#TRANS 1930 {} 1.005', '#TRANS 3041 {} -1.00', '}')).toMatch(/^Line 9: #TRANS: the amount must look like -1234\.50 \(a point, at most two decimals\)/);
+    expect(refusal('#VER A 1 20270105 "x"', '{', '#TRANS 1930 {} 1.00', '#TRANS 3041 {} -1.00', '}')).toMatch(/^Line 7: #VER A 1 is dated 2027-01-05, outside the fiscal year/);
+    expect(refusal('#VER A 1 20260105 "x"', '{', '#TRANS 1930 {} 0.00', '}')).toMatch(/^Line 7: #VER A 1 needs at least two #TRANS rows/);
+    expect(refusal('#VER A 1 20260105 "x"', '{', '#TRANS 19300 {} 1.00', '#TRANS 3041 {} -1.00', '}')).toMatch(/^Line 9: #TRANS: account 19300 is not a four-digit BAS account/);
+    expect(refusal('#VER 1 1 20260105 "x"', '{', '#TRANS 1930 {} 1.00', '#TRANS 3041 {} -1.00', '}')).toMatch(/^Line 7: #VER 1 1: the series must be 1-4 letters/);
+    expect(refusal('#VER A 1 20260105 "x"', '{', '#TRANS 1930 {} 1.00', '#TRANS 3041 {} -2.00', '}', 'garbage')).toMatch(/^Line 7: #VER A 1 does not balance.* \(and 1 more problem after it\)$/);
+  });
+
+  it('reads PC8, and UTF-8 when the bytes say so; refuses what is not SIE at its first line', () => {
+    const text = file(...head, '#VER A 1 20260105 "Försäljning åäö"', '{', '#TRANS 1930 {} 1.00', '#TRANS 3041 {} -1.00', '}');
+    expect(readSieImport(Buffer.from(encodeSie(text))).verifications[0]?.description).toBe('Försäljning åäö');
+    expect(readSieImport(Buffer.from(text, 'utf8')).verifications[0]?.description).toBe('Försäljning åäö');
+    expect(decodeSieFile(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('#FLAGGA 0', 'utf8')]))).toBe('#FLAGGA 0');
+    expect(() => checkLooksLikeSie(Buffer.from('\n\n%PDF-1.4\n'))).toThrow(/^Line 3: This is not an SIE file/);
+    expect(() => checkLooksLikeSie(Buffer.from('#FLAGGA 0\r\n'))).not.toThrow();
+    expect(() => read()).not.toThrow();
+    expect(() => readSieImport(Buffer.from(encodeSie(file('#FLAGGA 0', '#SIETYP 2', '#RAR 0 20260101 20261231'))))).toThrow(/^Line 2: #SIETYP 2: importSie reads SIE type 4 files/);
   });
 });

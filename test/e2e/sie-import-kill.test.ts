@@ -1,0 +1,122 @@
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POSTGRES_AVAILABLE, TEST_ENCRYPTION_KEY, createTestServices, type TestServices } from '../helpers/db.ts';
+import { makeTenant, type Tenant } from '../helpers/factories.ts';
+import { blobOf, send } from '../helpers/documents.ts';
+import { startNode, type RunningProcess } from '../helpers/process.ts';
+import { generatedAmount, generatedSie } from '../helpers/sie.ts';
+import { buildApp } from '../../cli/build-app.ts';
+import { SIE_IMPORT_BATCH } from '../../domain/sie/import.ts';
+
+/**
+ * Issue 15's acceptance: `npm run worker` killed with SIGKILL in the middle of a 20,000-verification
+ * SIE import; after a restart the operation ends succeeded and the ledger holds each verification
+ * exactly once, numbered 1-20,000 without a gap. Real processes on PostgreSQL.
+ */
+
+const VERIFICATIONS = 20_000;
+const FINAL = ['succeeded', 'failed', 'cancelled'];
+
+/** Polls a condition; the limit only bounds how long a broken run waits (no timing assumption). */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, limitMs = 120_000): Promise<T> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}; last: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.skipIf(!POSTGRES_AVAILABLE)('SIE import survives SIGKILL of its worker (PostgreSQL)', () => {
+  let t: TestServices;
+  let tenant: Tenant;
+  const workers: RunningProcess[] = [];
+
+  beforeAll(async () => {
+    t = await createTestServices('postgres');
+    tenant = await makeTenant(t.services.database.prisma);
+  });
+  afterAll(async () => {
+    for (const worker of workers) if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
+    await t?.close();
+  });
+
+  const startWorker = async (): Promise<RunningProcess> => {
+    const worker = startNode('cli/worker.ts', {
+      DATABASE_URL: t.database!.url,
+      DATABASE_ANON_URL: t.database!.anonUrl,
+      ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+      LOG_LEVEL: 'info',
+    });
+    workers.push(worker);
+    await worker.waitFor(/delivery worker started/);
+    return worker;
+  };
+
+  const state = async (id: string) => {
+    // One statement, one snapshot: the checkpoint and the entries it accounts for.
+    const [row] = await t.services.database.prisma.$queryRawUnsafe<{ status: string; attempts: number; next: number | null; entries: number; error: string | null }[]>(
+      `SELECT o.status, o.attempts, (o.checkpoint->>'next')::int AS next, o.error_message AS error,
+              (SELECT count(*)::int FROM journal_entries e WHERE e.company_id = o.company_id AND e.series = 'A') AS entries
+         FROM operations o WHERE o.id = $1::uuid`,
+      id,
+    );
+    return row!;
+  };
+
+  it('killed mid-import, restarted: succeeded, 20,000 verifications exactly once, numbers 1-20,000 gapless', { timeout: 240_000 }, async () => {
+    const first = await startWorker();
+
+    const form = new FormData();
+    form.append('file', blobOf(generatedSie(VERIFICATIONS), 'text/plain'), 'stora-bolaget.se');
+    const started = await send(buildApp(t.services), tenant.key, `/api/v1/companies/${tenant.companyId}/sie-imports`, form);
+    expect(started.status, started.text).toBe(202);
+    const id = started.body.data.id as string;
+
+    // Some batches are in, the rest not: kill it there, without warning.
+    const progressed = await until(() => state(id), (s) => FINAL.includes(s.status) || (s.next ?? 0) >= 2 * SIE_IMPORT_BATCH, 'the import to be under way');
+    expect(progressed.status).toBe('running');
+    first.child.kill('SIGKILL');
+    await once(first.child, 'exit');
+
+    const killed = await state(id);
+    expect(killed).toMatchObject({ status: 'running', attempts: 1 });
+    expect(killed.next).toBeLessThan(VERIFICATIONS);
+    // Whole batches and the checkpoint that names them, never one without the other.
+    expect(killed.entries).toBe(killed.next);
+
+    // The dead worker's lease runs out (moved back rather than waited for), and a new worker starts.
+    await t.services.database.prisma.$executeRawUnsafe(
+      `UPDATE operations SET lease_expires_at = now() - interval '1 second' WHERE id = $1::uuid AND status = 'running'`,
+      id,
+    );
+    const second = await startWorker();
+    const finished = await until(() => state(id), (s) => FINAL.includes(s.status), 'the import to finish');
+    expect(finished, finished.error ?? '').toMatchObject({ status: 'succeeded', attempts: 2, entries: VERIFICATIONS });
+    await second.stop();
+
+    const [ledger] = await t.services.database.prisma.$queryRawUnsafe<Record<string, bigint | number>[]>(
+      `SELECT count(*)::int AS entries, count(DISTINCT e.number)::int AS numbers, min(e.number) AS low, max(e.number) AS high,
+              count(DISTINCT e.description)::int AS texts, count(*) FILTER (WHERE e.status <> 'committed')::int AS drafts,
+              (SELECT count(*)::int FROM journal_lines l WHERE l.company_id = $1::uuid) AS lines,
+              (SELECT sum(l.debit)::bigint FROM journal_lines l WHERE l.company_id = $1::uuid) AS debit,
+              (SELECT count(*)::int FROM events v WHERE v.company_id = $1::uuid AND v.type = 'journal_entry.committed') AS events
+         FROM journal_entries e WHERE e.company_id = $1::uuid`,
+      tenant.companyId,
+    );
+    let debit = 0n;
+    for (let index = 1; index <= VERIFICATIONS; index += 1) debit += BigInt(generatedAmount(index));
+    expect(ledger).toEqual({
+      entries: VERIFICATIONS,
+      numbers: VERIFICATIONS,
+      low: 1,
+      high: VERIFICATIONS,
+      texts: VERIFICATIONS,
+      drafts: 0,
+      lines: 2 * VERIFICATIONS,
+      debit,
+      events: VERIFICATIONS,
+    });
+  });
+});
