@@ -1,3 +1,4 @@
+import { generatedSie } from '../../helpers/sie.ts';
 import { attachDocument } from '../../../domain/documents/attachments.ts';
 import { uploadDocument } from '../../../domain/documents/documents.ts';
 import { PDF, blobOf, send as sendForm } from '../../helpers/documents.ts';
@@ -219,9 +220,9 @@ describe.each(DB_TARGETS)('documented examples replayed against the app (%s)', (
       const query = new URLSearchParams(Object.entries((op.examples.query ?? {}) as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
       const url = `${path}${query.size > 0 ? `?${query}` : ''}`;
       const headers: Record<string, string> = op.idempotencyKey === 'none' ? {} : { 'idempotency-key': randomUUID() };
-      // An upload has no worked example (spec Endpoints 10): a real PDF beside the example's fields.
+      // An upload has no worked example (spec Endpoints 10): a real file beside the example's fields.
       const response = op.input.file
-        ? await sendForm(app, tenant.key, url, uploadForm(op.input.file.field, op.examples.body), headers)
+        ? await sendForm(app, tenant.key, url, uploadForm(op.id, op.input.file.field, op.examples.body), headers)
         : await call(app, op.method, url, {
             ...(isPublic(op) ? {} : { key: tenant.key }),
             ...(op.examples.body !== undefined && { body: withRealIds(op.examples.body) }),
@@ -277,10 +278,15 @@ describe.each(DB_TARGETS)('documented examples replayed against the app (%s)', (
   });
 });
 
-/** A multipart upload: one PDF in the file part and the example's text fields. */
-function uploadForm(field: string, fields: unknown): FormData {
+/** A real file for each operation that takes one (examples document the fields beside it, not the bytes). */
+const EXAMPLE_FILES: Record<string, Buffer> = { uploadDocument: PDF, importSie: generatedSie(2) };
+
+/** A multipart upload: the operation's example file in the file part and the example's text fields. */
+function uploadForm(opId: string, field: string, fields: unknown): FormData {
+  const file = EXAMPLE_FILES[opId];
+  if (!file) throw new Error(`${opId} takes a file: add one to EXAMPLE_FILES`);
   const form = new FormData();
-  form.append(field, blobOf(PDF, 'application/pdf'), 'kvitto.pdf');
+  form.append(field, blobOf(file), 'example');
   for (const [name, value] of Object.entries((fields ?? {}) as Record<string, unknown>)) form.append(name, String(value));
   return form;
 }
