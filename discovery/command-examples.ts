@@ -19,6 +19,11 @@ export function curlExample(op: DescribedOperation, api: string, keyVariable = '
   if (op.idempotencyKey !== 'none') parts.push('-H "Idempotency-Key: $(uuidgen)"');
   const body = requestBodyExample(op);
   if (body !== undefined) parts.push('-H "Content-Type: application/json"', `-d ${shellQuote(JSON.stringify(body))}`);
+  if (op.input.file) {
+    // multipart/form-data: the file part from a local file, then the text fields beside it.
+    parts.push(`-F ${shellQuote(`${op.input.file.field}=@${op.input.file.exampleName}`)}`);
+    for (const [field, value] of Object.entries((op.examples.body ?? {}) as Record<string, unknown>)) parts.push(`-F ${shellQuote(`${field}=${String(value)}`)}`);
+  }
   return parts.join(' \\\n  ');
 }
 
@@ -47,7 +52,8 @@ export function cliExample(op: DescribedOperation): string | null {
   const parts: [FieldLocation, unknown][] = [
     ['path', op.examples.params],
     ['query', op.examples.query],
-    ['body', requestBodyExample(op)],
+    // A file upload's text fields are flags too (multipart has no JSON example), then the file.
+    ['body', op.input.file ? { ...(op.examples.body as object | undefined), [op.input.file.field]: op.input.file.exampleName } : requestBodyExample(op)],
   ];
   for (const [location, example] of parts) {
     if (!example || typeof example !== 'object') continue;

@@ -50,6 +50,8 @@ export interface FileInput {
   /** The media types the handler accepts (it decides by content; this documents them). */
   contentTypes: readonly [string, ...string[]];
   description: string;
+  /** The file name the documented curl and CLI examples upload, e.g. `kvitto.pdf`. */
+  exampleName: string;
 }
 
 /** An uploaded file as a handler receives it: the bytes and the client's file name, unchecked. */

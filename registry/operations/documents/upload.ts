@@ -32,6 +32,7 @@ export const uploadDocument = defineOperation({
       maxBytes: MAX_DOCUMENT_BYTES,
       contentTypes: DOCUMENT_CONTENT_TYPES,
       description: 'The document: a PDF, JPEG, PNG, HEIC, TIFF or XML e-invoice, at most 20 MiB.',
+      exampleName: 'kvitto.pdf',
     },
   },
   output: Document,

@@ -31,6 +31,7 @@ export const importSie = defineOperation({
       maxBytes: MAX_SIE_BYTES,
       contentTypes: SIE_UPLOAD_CONTENT_TYPES,
       description: 'The SIE 4 file (as exportSie writes it).',
+      exampleName: 'bokforing-2026.se',
     },
   },
   output: Operation,

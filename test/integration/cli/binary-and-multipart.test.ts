@@ -51,7 +51,7 @@ const upload = defineOperation({
   input: {
     params: z.object({ companyId: z.uuid() }),
     body: z.object({ description: z.string().optional() }),
-    file: { field: 'file', maxBytes: 1024 * 1024, contentTypes: ['application/pdf'], description: 'The thing.' },
+    file: { field: 'file', maxBytes: 1024 * 1024, contentTypes: ['application/pdf'], description: 'The thing.', exampleName: 'thing.pdf' },
   },
   output: z.object({ id: z.string(), size_bytes: z.number() }),
   status: 201,

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -89,9 +92,19 @@ describe('CLI commands generated from the registry', () => {
     async (_id, spec) => {
       const line = cliExample(spec.op)!;
       expect(line.startsWith(cliCommandLine(spec.op))).toBe(true);
-      const argv = shellWords(line).slice(1);
+      let argv = shellWords(line).slice(1);
+      const file = spec.op.input.file;
+      if (file) {
+        // The documented file name, made real: the CLI reads the file it names.
+        const path = join(mkdtempSync(join(tmpdir(), 'acct-cli-file-')), file.exampleName);
+        writeFileSync(path, 'example bytes');
+        expect(argv).toContain(file.exampleName);
+        argv = argv.map((word) => (word === file.exampleName ? path : word));
+        expect(curlExample(spec.op, 'http://api.test/api/v1')).toContain(`-F ${file.field}=@${file.exampleName}`);
+      }
       const command = parseCommand(spec, argv, {});
       const built = await buildRequest(spec, command.input, settings, noStdin);
+      if (file) expect((built.body as FormData).get(file.field)).toBeInstanceOf(Blob);
 
       const curl = curlExample(spec.op, 'http://api.test/api/v1');
       const [, url] = curl.match(/"(http[^"]+)"/)!;
@@ -100,7 +113,7 @@ describe('CLI commands generated from the registry', () => {
       expect(actual.pathname).toBe(expected.pathname);
       expect(Object.fromEntries(actual.searchParams)).toEqual(Object.fromEntries(expected.searchParams));
       expect(built.method).toBe(spec.op.method);
-      expect(built.json).toEqual(requestBodyExample(spec.op));
+      expect(built.json).toEqual(file ? undefined : requestBodyExample(spec.op));
       if (spec.op.idempotencyKey === 'required') expect(built.headers['idempotency-key']).toBe(built.generatedIdempotencyKey);
       else expect(built.headers['idempotency-key']).toBeUndefined();
     },
