@@ -54,7 +54,7 @@ export async function readMcpPost(req: Request, maxBytes: number): Promise<McpPo
   }
   let messages: JSONRPCMessage[];
   try {
-    messages = Array.isArray(raw) ? raw.map((m) => JSONRPCMessageSchema.parse(m)) : [JSONRPCMessageSchema.parse(raw)];
+    messages = Array.isArray(raw) ? raw.map(checkMessage) : [checkMessage(raw)];
   } catch {
     return fail(400, -32700, 'Parse error: Invalid JSON-RPC message');
   }
@@ -65,6 +65,30 @@ export async function readMcpPost(req: Request, maxBytes: number): Promise<McpPo
     return fail(400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
   }
   return { ok: true, messages };
+}
+
+const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+
+/**
+ * One message, checked as JSONRPCMessageSchema would. The usual one — a request with an id, a
+ * method and object params, nothing else — is recognised by its shape without a schema parse
+ * (the Server parses its params against the method's own schema anyway); anything else is parsed.
+ */
+function checkMessage(message: unknown): JSONRPCMessage {
+  if (typeof message === 'object' && message !== null && !Array.isArray(message)) {
+    const m = message as Record<string, unknown>;
+    const params = m.params;
+    if (
+      m.jsonrpc === '2.0' &&
+      typeof m.method === 'string' &&
+      (typeof m.id === 'string' || (typeof m.id === 'number' && Number.isInteger(m.id))) &&
+      (params === undefined || (typeof params === 'object' && params !== null && !Array.isArray(params))) &&
+      Object.keys(m).every((key) => REQUEST_KEYS.has(key))
+    ) {
+      return m as JSONRPCMessage;
+    }
+  }
+  return JSONRPCMessageSchema.parse(message);
 }
 
 interface Pending {

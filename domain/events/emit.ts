@@ -25,36 +25,8 @@ export async function emitEvent(
   object: unknown,
   previousAttributes: Record<string, unknown> | null,
 ): Promise<EmittedEvent> {
-  // Our own payloads must match the published schema; a mismatch is a bug, so fail loudly.
-  const checked = EVENT_CATALOG[type].object.parse(object);
-  return withTransaction(ctx, async (tx) => {
-    const eventId = randomUUID();
-    const createdAt = tx.services.now();
-    // livemode is the company's, set in SQL from the row the statement reads.
-    const payload = buildEventPayload({ eventId, type, companyId, livemode: false, object: checked, previousAttributes, createdAt });
-    const [row] = await tx.db.$queryRaw<{ livemode: boolean | null; deliveries: number }[]>`
-      WITH company AS (SELECT livemode FROM companies WHERE id = ${companyId}::uuid),
-      event AS (
-        INSERT INTO events (id, company_id, type, api_version, livemode, payload, created_at)
-        SELECT ${eventId}::uuid, ${companyId}::uuid, ${type}, ${API_VERSION}, c.livemode,
-               jsonb_set(${JSON.stringify(payload)}::jsonb, '{livemode}', to_jsonb(c.livemode)), ${createdAt}
-          FROM company c
-        RETURNING payload
-      ),
-      queued AS (
-        INSERT INTO webhook_deliveries (webhook_id, company_id, event_id, event_type, payload, next_attempt_at)
-        SELECT w.id, w.company_id, ${eventId}::uuid, ${type}, e.payload, ${createdAt}
-          FROM webhooks w CROSS JOIN event e
-         WHERE w.company_id = ${companyId}::uuid AND w.event_type = ${type} AND w.disabled_at IS NULL
-        RETURNING 1
-      )
-      SELECT (SELECT livemode FROM company) AS livemode,
-             (SELECT count(*)::int FROM queued) AS deliveries,
-             (SELECT count(*)::int FROM (SELECT pg_notify(${DELIVERY_CHANNEL}, '') FROM (SELECT 1 FROM queued LIMIT 1) q) n) AS notified`;
-    if (row?.livemode === null || row?.livemode === undefined) throw new Error(`emitEvent: no company ${companyId}`);
-    ctx.emitted?.push(type);
-    return { eventId, deliveries: row.deliveries };
-  });
+  const [eventId, deliveries] = await insertEvents(ctx, companyId, type, [{ object, previousAttributes }]);
+  return { eventId: eventId[0] as string, deliveries };
 }
 
 /**
@@ -63,13 +35,24 @@ export async function emitEvent(
  */
 export async function emitEvents(ctx: OperationContext, companyId: string, type: EventType, objects: readonly unknown[]): Promise<number> {
   if (objects.length === 0) return 0;
+  const [, deliveries] = await insertEvents(ctx, companyId, type, objects.map((object) => ({ object, previousAttributes: null })));
+  return deliveries;
+}
+
+/** The one statement both write: events, their deliveries and the wake-up. Returns the event ids and the deliveries queued. */
+async function insertEvents(
+  ctx: OperationContext,
+  companyId: string,
+  type: EventType,
+  items: readonly { object: unknown; previousAttributes: Record<string, unknown> | null }[],
+): Promise<[string[], number]> {
+  // Our own payloads must match the published schema; a mismatch is a bug, so fail loudly.
   const schema = EVENT_CATALOG[type].object;
   const createdAt = ctx.services.now();
-  const ids = objects.map(() => randomUUID());
-  const payloads = objects.map((object, index) =>
-    JSON.stringify(
-      buildEventPayload({ eventId: ids[index] as string, type, companyId, livemode: false, object: schema.parse(object), previousAttributes: null, createdAt }),
-    ),
+  const ids = items.map(() => randomUUID());
+  // livemode is the company's, set in SQL from the row the statement reads.
+  const payloads = items.map(({ object, previousAttributes }, index) =>
+    JSON.stringify(buildEventPayload({ eventId: ids[index] as string, type, companyId, livemode: false, object: schema.parse(object), previousAttributes, createdAt })),
   );
   return withTransaction(ctx, async (tx) => {
     const [row] = await tx.db.$queryRaw<{ livemode: boolean | null; deliveries: number }[]>`
@@ -90,9 +73,9 @@ export async function emitEvents(ctx: OperationContext, companyId: string, type:
       SELECT (SELECT livemode FROM company) AS livemode,
              (SELECT count(*)::int FROM queued) AS deliveries,
              (SELECT count(*)::int FROM (SELECT pg_notify(${DELIVERY_CHANNEL}, '') FROM (SELECT 1 FROM queued LIMIT 1) q) n) AS notified`;
-    if (row?.livemode === null || row?.livemode === undefined) throw new Error(`emitEvents: no company ${companyId}`);
+    if (row?.livemode === null || row?.livemode === undefined) throw new Error(`emitting ${type}: no company ${companyId}`);
     tx.emitted?.push(type);
-    return row.deliveries;
+    return [ids, row.deliveries];
   });
 }
 
