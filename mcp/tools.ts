@@ -286,7 +286,13 @@ function compileAll(operations: readonly Operation[], variant: Variant): Compile
   for (const entry of entries) {
     if (entry.op.status !== 202) continue;
     const poll = byId.get(entry.op.pollWith ?? DEFAULT_POLL_OPERATION);
-    if (poll) entry.poll = poll;
+    if (!poll) continue;
+    entry.poll = poll;
+    // Queued work answers with the very object its poll tool returns (an Operation): named here,
+    // spelled out once, in the poll tool's own output schema.
+    if (entry.op.output !== null && entry.op.output === poll.op.output && entry.tool.outputSchema) {
+      entry.tool = { ...entry.tool, outputSchema: { type: 'object', description: `The queued work, as ${poll.name} returns it.` } };
+    }
   }
   return { entries, glossary };
 }
