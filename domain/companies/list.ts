@@ -1,6 +1,6 @@
 import type { OperationContext } from '../kernel/context.ts';
 import { readRows, requireScope } from '../kernel/context.ts';
-import { decodeCursor, encodeCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery } from '../kernel/pagination.ts';
+import { decodeCursor, encodeCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery, keysetPage } from '../kernel/pagination.ts';
 import type { CompanyListItem } from './schemas.ts';
 
 const LIST_NAME = 'companies';
@@ -44,9 +44,7 @@ export async function listCompanies(
       LIMIT $6`,
     [actor.userId, actor.mode === 'live', actor.companyId, after?.at ?? null, after?.id ?? null, query.limit + 1],
   );
-  const page = rows.slice(0, query.limit);
-  const last = page.at(-1);
-  const hasMore = rows.length > query.limit && last !== undefined;
+  const { page, pagination } = keysetPage(rows, query.limit, (last) => encodeCursor(LIST_NAME, { at: last.joined_at, id: last.membership_id }));
   return {
     companies: page.map((row) => ({
       id: row.id,
@@ -58,9 +56,6 @@ export async function listCompanies(
       updated_at: row.updated_at.toISOString(),
       membership: { id: row.membership_id, role: row.role, joined_at: row.joined_at },
     })),
-    pagination: {
-      has_more: hasMore,
-      next_cursor: hasMore ? encodeCursor(LIST_NAME, { at: last.joined_at, id: last.membership_id }) : null,
-    },
+    pagination,
   };
 }

@@ -5,7 +5,7 @@ import type { OperationContext } from '../kernel/context.ts';
 import { requireScope, withTransaction } from '../kernel/context.ts';
 import { sha256Hex } from '../kernel/crypto.ts';
 import { DomainError } from '../kernel/errors.ts';
-import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type PaginationMeta } from '../kernel/pagination.ts';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type PaginationMeta, keysetPage } from '../kernel/pagination.ts';
 import { emitEvent } from '../events/emit.ts';
 import { holdBlob, readBlob, releaseBlob } from './blobs.ts';
 import { DOCUMENT_CONTENT_TYPES, MAX_DOCUMENT_BYTES, detectDocumentType } from './content-type.ts';
@@ -111,13 +111,8 @@ export async function listDocuments(
   const rows = await ctx.db.$queryRaw<DocumentRow[]>`
     ${DOCUMENT_SELECT} WHERE ${Prisma.join(conditions, ' AND ')}
     ORDER BY d.uploaded_at DESC, d.id DESC LIMIT ${query.limit + 1}`;
-  const page = rows.slice(0, query.limit);
-  const last = page.at(-1);
-  const hasMore = rows.length > query.limit && last !== undefined;
-  return {
-    documents: page.map(toDocument),
-    pagination: { has_more: hasMore, next_cursor: hasMore ? encodeKeysetCursor(LIST_NAME, { at: last.uploaded_key, id: last.id }) : null },
-  };
+  const { page, pagination } = keysetPage(rows, query.limit, (last) => encodeKeysetCursor(LIST_NAME, { at: last.uploaded_key, id: last.id }));
+  return { documents: page.map(toDocument), pagination };
 }
 
 export interface UploadInput {

@@ -104,3 +104,14 @@ export function decodeKeysetCursor<S extends z.ZodType>(list: string, cursor: st
     return null;
   }
 }
+
+/**
+ * One page of a keyset list read with `limit + 1` rows: the page, and whether (and from where)
+ * the next one starts. The extra row only says there is more; it is never returned.
+ */
+export function keysetPage<R>(rows: readonly R[], limit: number, cursorOf: (last: R) => string): { page: R[]; pagination: PaginationMeta } {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  const hasMore = rows.length > limit && last !== undefined;
+  return { page, pagination: { has_more: hasMore, next_cursor: hasMore ? cursorOf(last) : null } };
+}

@@ -3,7 +3,7 @@ import type { OperationContext } from '../kernel/context.ts';
 import { requireActor, requireScope, withTransaction } from '../kernel/context.ts';
 import { DomainError, type ErrorDetail } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
-import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery } from '../kernel/pagination.ts';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery, keysetPage } from '../kernel/pagination.ts';
 import { z } from 'zod';
 import { JournalEntry, toSqlDate, type JournalEntryCreateBody, type JournalEntryListQuery } from './schemas.ts';
 
@@ -118,16 +118,8 @@ export async function listJournalEntries(
   const rows = await ctx.db.$queryRaw<EntryRow[]>`
     ${ENTRY_SELECT} WHERE ${Prisma.join(conditions, ' AND ')}
     ORDER BY e.date DESC, e.created_at DESC, e.id DESC LIMIT ${query.limit + 1}`;
-  const page = rows.slice(0, query.limit);
-  const last = page.at(-1);
-  const hasMore = rows.length > query.limit && last !== undefined;
-  return {
-    entries: page.map(toEntry),
-    pagination: {
-      has_more: hasMore,
-      next_cursor: hasMore ? encodeKeysetCursor(LIST_NAME, { date: last.date, at: last.created_key, id: last.id }) : null,
-    },
-  };
+  const { page, pagination } = keysetPage(rows, query.limit, (last) => encodeKeysetCursor(LIST_NAME, { date: last.date, at: last.created_key, id: last.id }));
+  return { entries: page.map(toEntry), pagination };
 }
 
 interface AccountRef {

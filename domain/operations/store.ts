@@ -3,7 +3,7 @@ import type { OperationContext } from '../kernel/context.ts';
 import { requireScope, withTransaction } from '../kernel/context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
-import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery } from '../kernel/pagination.ts';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery, keysetPage } from '../kernel/pagination.ts';
 import { Operation, TERMINAL_STATUSES, type OperationKind, type OperationListQuery, type OperationStatus } from './schemas.ts';
 
 /** Channel runners LISTEN on; notified when an operation is queued. */
@@ -108,13 +108,8 @@ export async function listOperations(
     after?.id ?? null,
     query.limit + 1,
   );
-  const page = rows.slice(0, query.limit);
-  const last = page.at(-1);
-  const hasMore = rows.length > query.limit && last !== undefined;
-  return {
-    operations: page.map(toOperation),
-    pagination: { has_more: hasMore, next_cursor: hasMore ? encodeKeysetCursor(LIST_NAME, { at: last.key, id: last.id }) : null },
-  };
+  const { page, pagination } = keysetPage(rows, query.limit, (last) => encodeKeysetCursor(LIST_NAME, { at: last.key, id: last.id }));
+  return { operations: page.map(toOperation), pagination };
 }
 
 /**

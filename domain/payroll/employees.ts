@@ -1,7 +1,7 @@
 import type { OperationContext } from '../kernel/context.ts';
 import { requireScope, withTransaction } from '../kernel/context.ts';
 import { DomainError } from '../kernel/errors.ts';
-import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery } from '../kernel/pagination.ts';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery, keysetPage } from '../kernel/pagination.ts';
 import { fromSqlDate, toSqlDate } from '../ledger/schemas.ts';
 import { z } from 'zod';
 import type { Employee, EmployeeCreateBody, EmployeeUpdateBody } from './schemas.ts';
@@ -112,13 +112,8 @@ export async function listEmployees(
     after?.id ?? null,
     query.limit + 1,
   );
-  const page = rows.slice(0, query.limit);
-  const last = page.at(-1);
-  const hasMore = rows.length > query.limit && last !== undefined;
-  return {
-    employees: page.map(masked),
-    pagination: { has_more: hasMore, next_cursor: hasMore ? encodeKeysetCursor(LIST_NAME, { at: last.key, id: last.id }) : null },
-  };
+  const { page, pagination } = keysetPage(rows, query.limit, (last) => encodeKeysetCursor(LIST_NAME, { at: last.key, id: last.id }));
+  return { employees: page.map(masked), pagination };
 }
 
 export async function updateEmployee(

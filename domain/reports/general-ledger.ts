@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PrismaSql as Prisma } from '../db/client.ts';
 import type { OperationContext } from '../kernel/context.ts';
 import { DomainError } from '../kernel/errors.ts';
-import { decodeKeysetCursor, encodeKeysetCursor, type PaginationMeta } from '../kernel/pagination.ts';
+import { decodeKeysetCursor, encodeKeysetCursor, type PaginationMeta, keysetPage } from '../kernel/pagination.ts';
 import { toOre, type GeneralLedgerLine, type GeneralLedgerQuery, type ReportPeriod } from './schemas.ts';
 
 /**
@@ -171,7 +171,7 @@ export async function generalLedgerPage(
   const decoded = decodeKeysetCursor(LIST_NAME, query.cursor, CursorKey);
   const after = decoded && withinFilter(decoded, period, accounts) ? decoded : null;
   const rows = await ledgerPage(ctx, companyId, period, accounts, after, query.limit + 1);
-  const page = rows.slice(0, query.limit);
+  const { page, pagination } = keysetPage(rows, query.limit, (last) => encodeKeysetCursor(LIST_NAME, { ...keyOfRow(last) }));
   const numbers = [...new Set(page.map((row) => row.account))];
   const openings = await openingBalances(ctx, companyId, period, numbers);
   const balances = new Map(numbers.map((number) => [number, openings.get(number) ?? 0n]));
@@ -183,12 +183,7 @@ export async function generalLedgerPage(
     balances.set(row.account, balance);
     return toLedgerLine(row, balance);
   });
-  const last = page.at(-1);
-  const hasMore = rows.length > query.limit && last !== undefined;
-  return {
-    lines,
-    pagination: { has_more: hasMore, next_cursor: hasMore ? encodeKeysetCursor(LIST_NAME, { ...keyOfRow(last) }) : null },
-  };
+  return { lines, pagination };
 }
 
 const withinFilter = (key: LedgerKey, period: ReportPeriod, accounts: AccountFilter): boolean =>

@@ -4,7 +4,7 @@ import { requireScope, withTransaction } from '../kernel/context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import type { EventType } from '../kernel/events.ts';
 import { testObjectFor } from './test-object.ts';
-import { decodeCursor, encodeCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery } from '../kernel/pagination.ts';
+import { decodeCursor, encodeCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery, keysetPage } from '../kernel/pagination.ts';
 import { assertCompanyAccess } from '../companies/access.ts';
 import { DELIVERY_CHANNEL } from '../events/emit.ts';
 import { toDelivery } from './mappers.ts';
@@ -86,18 +86,10 @@ export async function listDeliveries(
     query.created_gte ?? null,
     query.created_lt ?? null,
   );
-  const page = keys.slice(0, query.limit);
+  const { page, pagination } = keysetPage(keys, query.limit, (last) => encodeCursor(listName, { at: last.created_key, id: last.id }));
   const rows = await ctx.db.webhookDelivery.findMany({ where: { id: { in: page.map((k) => k.id) } } });
   const byId = new Map(rows.map((row) => [row.id, row]));
-  const last = page.at(-1);
-  const hasMore = keys.length > query.limit && last !== undefined;
-  return {
-    deliveries: page.map((k) => toDelivery(byId.get(k.id)!)),
-    pagination: {
-      has_more: hasMore,
-      next_cursor: hasMore ? encodeCursor(listName, { at: last.created_key, id: last.id }) : null,
-    },
-  };
+  return { deliveries: page.map((k) => toDelivery(byId.get(k.id)!)), pagination };
 }
 
 /**
