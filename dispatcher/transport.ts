@@ -14,6 +14,12 @@ import { Agent } from 'undici';
 
 /** Enough for every distinct receiver a busy tick talks to; beyond it the oldest is closed. */
 export const MAX_PINNED_AGENTS = 256;
+/**
+ * Open connections to one receiver at most. A batch of 50 deliveries to one host shares them
+ * (queued requests still end at the attempt's deadline), so a burst never opens 50 sockets
+ * against one endpoint and 1,000 deliveries to a host reuse the same few.
+ */
+export const MAX_CONNECTIONS_PER_RECEIVER = 10;
 
 /** Upper bound on TCP connect + TLS handshake when the caller does not give one. */
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
@@ -91,6 +97,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
     return new Agent({
       // Pinned to one origin: anything else dispatched through it is refused, never mis-routed.
       maxOrigins: 1,
+      connections: MAX_CONNECTIONS_PER_RECEIVER,
       connect: {
         lookup: pinnedLookup(address),
         // SNI must be a hostname; for an IP-literal URL, tls checks the IP SAN against `host`.

@@ -9,6 +9,7 @@ import { getTestPki } from '../helpers/test-ca.ts';
 import { startEntry, type RunningProcess } from '../helpers/process.ts';
 import { createSender } from '../../dispatcher/send.ts';
 import { tick } from '../../dispatcher/tick.ts';
+import { MAX_CONNECTIONS_PER_RECEIVER } from '../../dispatcher/transport.ts';
 import { LOOPBACK_CIDRS } from '../helpers/dispatch.ts';
 
 /** Polls a condition (not a timing assumption: it only bounds how long a broken run waits). */
@@ -104,7 +105,8 @@ describe.skipIf(!POSTGRES_AVAILABLE)('dispatcher worker processes on PostgreSQL'
     const worker = startEntry('cli/worker.ts', workerEnv());
     workers.push(worker);
     await worker.waitFor(/delivery worker started/);
-    await until(async () => receiver.requests.length === 20, 'the batch in flight');
+    // All 20 are claimed; the first MAX_CONNECTIONS_PER_RECEIVER are open at the receiver, the rest queued behind them.
+    await until(async () => receiver.requests.length === MAX_CONNECTIONS_PER_RECEIVER && (await countStatus('in_flight')) === 20, 'the batch in flight');
     worker.child.kill('SIGKILL');
     await new Promise((resolve) => worker.child.once('exit', resolve));
     expect(await countStatus('in_flight')).toBe(20);

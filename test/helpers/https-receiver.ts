@@ -6,13 +6,15 @@
  *   receiver.requests[0].body                                // raw body as received
  *   receiver.setHandler(() => ({ status: 500, body: 'boom' }));
  *   receiver.setHandler(() => ({ hang: true }));             // never answers (timeout tests)
+ *   receiver.setHandler(() => ({ stream: 50e6 }));           // a 50 MB body, written as the client reads
+ *   receiver.setHandler(() => ({ trickle: true }));          // headers, then a byte now and then, never ending
  *   await receiver.close();                                  // also destroys open sockets
  *
  * The URL always names `localhost`: point your resolver at the address the receiver listens on
  * (testResolver maps localhost → 127.0.0.1, ::1; use ['::1'] for a receiver on host '::1').
  */
 import { createServer, type Server } from 'node:https';
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { getTestPki, type KeyAndCert } from './test-ca.ts';
@@ -38,6 +40,10 @@ export interface ReceiverReply {
   body?: string | Uint8Array;
   /** Never answer: the request stays open until the client gives up or close() runs. */
   hang?: boolean;
+  /** Answer with a body of this many bytes, written only as fast as the client reads (backpressure). */
+  stream?: number;
+  /** Send the headers, then one byte every few milliseconds, never ending the body. */
+  trickle?: boolean;
 }
 
 export type ReceiverHandler = (request: RecordedRequest) => ReceiverReply | Promise<ReceiverReply>;
@@ -58,6 +64,8 @@ export interface Receiver {
   readonly requests: RecordedRequest[];
   /** TLS handshakes completed so far: connection reuse shows up as fewer handshakes than requests. */
   readonly tlsConnections: number;
+  /** Body bytes that `stream` and `trickle` replies handed to their sockets so far. */
+  readonly bodyBytesWritten: number;
   setHandler(handler: ReceiverHandler): void;
   close(): Promise<void>;
 }
@@ -72,6 +80,31 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
   const sockets = new Set<Socket>();
   const connectionIds = new WeakMap<TLSSocket, number>();
   let tlsConnections = 0;
+  let bodyBytesWritten = 0;
+
+  /** Writes `total` bytes in 64 KiB chunks, waiting for 'drain', until done or the client hangs up. */
+  const streamBody = (res: ServerResponse, total: number): void => {
+    const chunk = Buffer.alloc(64 * 1024, 0x78);
+    let left = total;
+    const pump = (): void => {
+      while (left > 0 && !res.destroyed) {
+        const piece = left >= chunk.length ? chunk : chunk.subarray(0, left);
+        left -= piece.length;
+        bodyBytesWritten += piece.length;
+        if (!res.write(piece)) return void res.once('drain', pump);
+      }
+      if (left === 0) res.end();
+    };
+    pump();
+  };
+  const trickleBody = (res: ServerResponse): void => {
+    res.flushHeaders();
+    const timer = setInterval(() => {
+      bodyBytesWritten++;
+      res.write('x');
+    }, 20);
+    res.once('close', () => clearInterval(timer));
+  };
 
   const server: Server = createServer({ key, cert }, (req, res) => {
     const chunks: Buffer[] = [];
@@ -92,6 +125,8 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
         .then((reply) => {
           if (reply.hang) return;
           res.writeHead(reply.status ?? 200, reply.headers ?? {});
+          if (reply.stream !== undefined) return streamBody(res, reply.stream);
+          if (reply.trickle) return trickleBody(res);
           res.end(reply.body ?? '');
         })
         .catch((error: unknown) => {
@@ -128,6 +163,9 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     requests,
     get tlsConnections() {
       return tlsConnections;
+    },
+    get bodyBytesWritten() {
+      return bodyBytesWritten;
     },
     setHandler(next) {
       handler = next;

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DB_TARGETS, testResolver } from '../../helpers/db.ts';
 import { dispatchHarness, type DispatchHarness } from '../../helpers/dispatch.ts';
 import { startReceiver, type Receiver } from '../../helpers/https-receiver.ts';
@@ -6,7 +6,8 @@ import { call } from '../../helpers/http.ts';
 import { tick, processBatch } from '../../../dispatcher/tick.ts';
 import { verifySignature } from '../../../dispatcher/sign.ts';
 import { JITTER_FRACTION, RETRY_DELAYS_MS, MAX_ATTEMPTS } from '../../../dispatcher/backoff.ts';
-import { createSender } from '../../../dispatcher/send.ts';
+import { createSender, REQUEST_TIMEOUT_MS } from '../../../dispatcher/send.ts';
+import { MAX_CONNECTIONS_PER_RECEIVER } from '../../../dispatcher/transport.ts';
 import { getTestPki } from '../../helpers/test-ca.ts';
 import type { Resolver } from '../../../domain/webhooks/url-safety.ts';
 
@@ -183,27 +184,84 @@ describe.each(DB_TARGETS)('delivery pipeline end to end (%s)', (target) => {
     expect(row).toMatchObject({ status: 'failed', lastError: 'timeout', attempts: 1 });
   });
 
-  it('sends a whole batch concurrently: 50 hanging requests are all open at once', async () => {
+  it('sends a whole batch concurrently: 50 requests to 50 receivers are all open at once', async () => {
     const quick = createSender({ urlPolicy: h.t.services.webhookUrlPolicy, extraCaCerts: [getTestPki().caCert], now: h.clock.now, timeoutMs: 8_000 }); // room for 50 TLS handshakes on a busy machine; a sequential sender would still time out
     let open = 0;
     let peak = 0;
     let release!: () => void;
     const allOpen = new Promise<void>((resolve) => (release = resolve));
-    receiver.setHandler(async () => {
+    const handler = async () => {
       open++;
       peak = Math.max(peak, open);
       if (open === 50) release();
       await allOpen; // nobody is answered until all 50 are in flight at the same time
       open--;
       return { status: 200 };
+    };
+    const receivers = await Promise.all(Array.from({ length: 50 }, () => startReceiver({ handler })));
+    try {
+      for (const r of receivers) await h.createWebhook(r.url('/c'));
+      await h.touchCompany();
+      const summary = await processBatch(h.t.services, quick, 50);
+      expect(summary).toMatchObject({ picked: 50, delivered: 50 });
+      expect(peak).toBe(50);
+    } finally {
+      await quick.close();
+      await Promise.all(receivers.map((r) => r.close()));
+    }
+  });
+
+  it(`opens at most ${MAX_CONNECTIONS_PER_RECEIVER} connections to one receiver: 1,000 deliveries reuse them`, async () => {
+    const sender = createSender({ urlPolicy: h.t.services.webhookUrlPolicy, extraCaCerts: [getTestPki().caCert], now: h.clock.now });
+    const one = await startReceiver();
+    let open = 0;
+    let peak = 0;
+    one.setHandler(async () => {
+      peak = Math.max(peak, ++open);
+      await new Promise((resolve) => setImmediate(resolve)); // overlap the requests of a batch
+      open--;
+      return { status: 200 };
     });
-    const hooks = [];
-    for (let i = 0; i < 50; i++) hooks.push(await h.createWebhook(receiver.url(`/c${i}`)));
-    await h.touchCompany();
-    const summary = await processBatch(h.t.services, quick, 50);
-    await quick.close();
-    expect(summary).toMatchObject({ picked: 50, delivered: 50 });
-    expect(peak).toBe(50);
+    try {
+      for (let i = 0; i < 20; i++) await h.createWebhook(one.url(`/h${i}`));
+      for (let i = 0; i < 50; i++) await h.touchCompany(); // 20 webhooks × 50 events
+      let delivered = 0;
+      while (delivered < 1000) {
+        const summary = await processBatch(h.t.services, sender, 50);
+        expect(summary.picked).toBeGreaterThan(0);
+        delivered += summary.delivered;
+      }
+      expect(one.requests).toHaveLength(1000);
+      expect(peak).toBeLessThanOrEqual(MAX_CONNECTIONS_PER_RECEIVER);
+      expect(one.tlsConnections).toBeLessThanOrEqual(MAX_CONNECTIONS_PER_RECEIVER);
+    } finally {
+      await sender.close();
+      await one.close();
+    }
+  });
+
+  it('a tick with 50 hanging receivers ends at one timeout on an injected clock, not fifty', async () => {
+    const receivers = await Promise.all(Array.from({ length: 50 }, () => startReceiver({ handler: () => ({ hang: true }) })));
+    const sender = createSender({ urlPolicy: h.t.services.webhookUrlPolicy, extraCaCerts: [getTestPki().caCert], now: h.clock.now });
+    try {
+      for (const r of receivers) await h.createWebhook(r.url('/hang'));
+      await h.touchCompany();
+      // Only the timers are injected: sockets, TLS and the database run for real.
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      let done = false;
+      const batch = processBatch(h.t.services, sender, 50).finally(() => (done = true));
+      while (receivers.some((r) => r.requests.length === 0)) await new Promise((resolve) => setImmediate(resolve));
+      expect(done).toBe(false);
+      await vi.advanceTimersByTimeAsync(REQUEST_TIMEOUT_MS - 1);
+      expect(done).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      const summary = await batch;
+      expect(summary).toMatchObject({ picked: 50, failed: 50 });
+    } finally {
+      vi.useRealTimers();
+      await sender.close();
+      await Promise.all(receivers.map((r) => r.close()));
+    }
   });
 
   it('DNS rebinding between create and dispatch → dead url_unsafe:private, webhook disabled, nothing sent', async () => {

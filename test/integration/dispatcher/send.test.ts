@@ -174,6 +174,26 @@ describe('timeouts and body limits', () => {
     expect(result.responseBody).toBe('x'.repeat(MAX_STORED_RESPONSE_BYTES));
   });
 
+  it('reads only the start of a 50 MB answer: the rest is never downloaded', async () => {
+    const fifty = 50 * 1000 * 1000;
+    const r = await receiver({ handler: () => ({ status: 200, stream: fifty }) });
+    const result = await sender().send(delivery(r.url()));
+    expect(result.result).toEqual({ kind: 'response', status: 200 });
+    expect(Buffer.byteLength(result.responseBody!)).toBe(MAX_STORED_RESPONSE_BYTES);
+    // The sender hung up after the first chunks; what the receiver got rid of is socket buffers,
+    // a small fraction of the body.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(r.bodyBytesWritten).toBeLessThan(fifty / 5);
+  });
+
+  it('a body that never ends is cut at the attempt deadline, not reset by every byte that arrives', async () => {
+    const r = await receiver({ handler: () => ({ status: 200, trickle: true }) });
+    const result = await sender({ timeoutMs: SHORT_TIMEOUT_MS }).send(delivery(r.url()));
+    // A byte every 20 ms would defeat an idle timeout; the whole-attempt deadline still ends it.
+    expect(r.bodyBytesWritten).toBeGreaterThan(0);
+    expect(result).toMatchObject({ result: { kind: 'response', status: 200 }, errorClass: 'timeout' });
+  });
+
   it.each([
     ['2-byte é', 'é'],
     ['3-byte €', '€'],
