@@ -17,6 +17,7 @@ import type { McpContentSources } from './content.ts';
 import { logMcpDenial, type DenialFacts, type McpDenialReason } from './denial-log.ts';
 import { SECURITY_HEADERS } from '../registry/http/security-headers.ts';
 import { hostPolicy } from './dns-rebinding.ts';
+import { answerToolCall, loneToolCall } from './direct-call.ts';
 import { readMcpPost, SharedJsonTransport, type PostError } from './json-transport.ts';
 import { ToolIndex, type ToolEntry } from './tools.ts';
 import { configuredToolsets, resolveSelection, selectionKey, type Selection } from './toolsets.ts';
@@ -212,7 +213,15 @@ export const mcpRoutes = (options: McpRouteOptions = {}): RouteModule => (app, s
         return { services, principal, requestId, admission: first, onDenial: (kind, error) => deny(kind, error, principal.apiKeyId) };
       },
     };
-    const body = await transport.dispatch(post.messages, { authInfo: toAuthInfo(token, principal, scope) });
+    const direct = loneToolCall(post.messages);
+    let caller: Promise<Caller> | undefined; // one caller per call, as the Server's handler keeps it
+    const body = direct
+      ? await answerToolCall(direct, scope.connection.tools, {
+          caller: () => (caller ??= Promise.resolve(scope.caller())),
+          charge: async () => scope.charge(),
+          listChanged: async () => {}, // stateless HTTP lists never change (listChanges: false)
+        })
+      : await transport.dispatch(post.messages, { authInfo: toAuthInfo(token, principal, scope) });
     return body === null ? respond(202, null) : respond(200, body);
   });
 };
