@@ -35,6 +35,7 @@ export async function createServices(config: Config, options: BootstrapOptions =
     anonDatabaseUrl: config.DATABASE_ANON_URL,
     dataDir: options.memory ? 'memory' : config.DATA_DIR,
     onStatement: options.onStatement,
+    preparedStatements: !config.pooled,
     ...(options.processName && { processName: options.processName }),
   });
   if (database.pglite && options.migrate !== false) await migratePglite(database.pglite);
