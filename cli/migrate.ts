@@ -4,7 +4,8 @@ import { configFromEnvironment, startupStep } from './load-config.ts';
 
 const config = configFromEnvironment();
 const applied = await startupStep(async () => {
-  if (config.DATABASE_URL) return migratePostgres(config.DATABASE_URL);
+  // A session advisory lock serialises migrators: never through a transaction-mode pooler.
+  if (config.DATABASE_DIRECT_URL) return migratePostgres(config.DATABASE_DIRECT_URL);
   const database = await openDatabase({ dataDir: config.DATA_DIR, processName: 'npm run migrate' });
   try {
     return await migratePglite(database.pglite!);

@@ -20,7 +20,7 @@ export function describeStartupFailure(error: unknown, context: { port?: number;
   if (code === 'EACCES') return `Not allowed to listen on ${where}: choose a PORT above 1023, or run with the needed permission.`;
   if (code === 'EADDRNOTAVAIL') return `Cannot listen on ${where}: HOST is not an address of this machine.`;
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'ETIMEDOUT') {
-    return `Cannot reach the database (${code}): check DATABASE_URL and DATABASE_ANON_URL, and that PostgreSQL is running.`;
+    return `Cannot reach the database (${code}): check DATABASE_URL, DATABASE_ANON_URL and DATABASE_DIRECT_URL (if set), and that PostgreSQL is running.`;
   }
   const message = error instanceof Error ? error.message : String(error);
   return `Start-up failed: ${message.split('\n')[0]}${code ? ` (${code})` : ''}`;

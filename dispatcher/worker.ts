@@ -182,7 +182,9 @@ function keepListening(
 async function listen(services: Services, onNotify: () => void, onLost: () => void): Promise<() => Promise<void>> {
   const { pglite } = services.database;
   if (pglite) return pglite.listen(DELIVERY_CHANNEL, onNotify);
-  const url = services.config.DATABASE_URL;
+  // LISTEN belongs to a session: behind a transaction-mode pooler it would stay on a server
+  // connection this client no longer holds. DATABASE_DIRECT_URL never goes through one.
+  const url = services.config.DATABASE_DIRECT_URL;
   if (!url) return async () => {};
   const client = new pg.Client({ connectionString: url });
   client.on('error', (error) => {

@@ -28,12 +28,14 @@ export interface BootstrapOptions {
 /** Opens the database (migrating it), loads the encryption key and builds the shared services. */
 export async function createServices(config: Config, options: BootstrapOptions = {}): Promise<Services> {
   const logger = options.logger ?? createLogger(config.LOG_LEVEL, { pretty: prettyLogs(config.LOG_FORMAT, options.stdoutIsTerminal ?? false) });
-  if (config.DATABASE_URL && options.migrate !== false) await migratePostgres(config.DATABASE_URL);
+  // Migrations hold a session advisory lock: always on the direct connection, never a pooler's.
+  if (config.DATABASE_DIRECT_URL && options.migrate !== false) await migratePostgres(config.DATABASE_DIRECT_URL);
   const database = await openDatabase({
     databaseUrl: config.DATABASE_URL,
     anonDatabaseUrl: config.DATABASE_ANON_URL,
     dataDir: options.memory ? 'memory' : config.DATA_DIR,
     onStatement: options.onStatement,
+    preparedStatements: !config.pooled,
     ...(options.processName && { processName: options.processName }),
   });
   if (database.pglite && options.migrate !== false) await migratePglite(database.pglite);

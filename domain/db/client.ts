@@ -50,6 +50,8 @@ export interface OpenDatabaseOptions {
   processName?: string;
   /** Told every statement the privileged client sends (tests count round trips with it). */
   onStatement?: StatementListener | undefined;
+  /** False when databaseUrl goes through a transaction-mode pooler: the bare driver prepares nothing. */
+  preparedStatements?: boolean;
 }
 
 /**
@@ -75,7 +77,7 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
   return {
     kind: 'postgres',
     prisma,
-    sql: pgSql(pool, options.onStatement),
+    sql: pgSql(pool, options.onStatement, { prepare: options.preparedStatements !== false }),
     asAnon: (fn) => fn(anon),
     close: async () => {
       await Promise.all([prisma.$disconnect(), anon.$disconnect()]);

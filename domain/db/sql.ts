@@ -52,12 +52,16 @@ const MAX_PREPARED = 200;
  * Every statement is prepared once per connection (named), so PostgreSQL parses and plans it once
  * instead of on every request: for the companies list that more than doubled what the database
  * could serve. Texts must therefore be constants with $n parameters, never values spliced in.
+ * `prepare: false` sends every statement unnamed: behind a transaction-mode pooler consecutive
+ * statements of one pool connection reach different server connections, where a named statement
+ * is missing ("does not exist") or already taken ("already exists").
  */
-export function pgSql(pool: pg.Pool, onStatement?: StatementListener): SqlClient {
+export function pgSql(pool: pg.Pool, onStatement?: StatementListener, options: { prepare?: boolean } = {}): SqlClient {
   const names = new Map<string, string>();
+  const limit = options.prepare === false ? 0 : MAX_PREPARED;
   const nameOf = (text: string): string | undefined => {
     let name = names.get(text);
-    if (name === undefined && names.size < MAX_PREPARED) {
+    if (name === undefined && names.size < limit) {
       name = `sql_${names.size}`;
       names.set(text, name);
     }

@@ -30,6 +30,11 @@ export const ConfigSchema = z.object({
   DATA_DIR: z.string().default('./.data'),
   DATABASE_URL: optionalString,
   DATABASE_ANON_URL: optionalString,
+  /**
+   * A session connection to the same database, never through a transaction-mode pooler: LISTEN
+   * and migrations (a session advisory lock) need one. Defaults to DATABASE_URL.
+   */
+  DATABASE_DIRECT_URL: optionalString,
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `auto`: human-readable when standard output is a terminal, JSON lines otherwise. */
@@ -67,6 +72,12 @@ export interface Config extends Omit<RawConfig, 'PUBLIC_BASE_URL'> {
   PUBLIC_BASE_URL: string;
   /** True when the embedded PGlite database is used (no DATABASE_URL). */
   embedded: boolean;
+  /**
+   * DATABASE_URL goes through a transaction-mode pooler (PgBouncer): said by a DATABASE_DIRECT_URL
+   * that differs from it. Statements are then sent unprepared, since consecutive ones may run on
+   * different server connections (PgBouncer before 1.21 keeps no prepared statements across them).
+   */
+  pooled: boolean;
 }
 
 export class ConfigError extends Error {
@@ -103,6 +114,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (!embedded && raw.ENCRYPTION_KEY === undefined) {
     throw new ConfigError('Missing required setting ENCRYPTION_KEY: with DATABASE_URL set, secrets at rest need a configured 32-byte key.');
   }
+  if (embedded && raw.DATABASE_DIRECT_URL !== undefined) {
+    throw new ConfigError('Invalid configuration: DATABASE_DIRECT_URL needs DATABASE_URL (it is the direct connection to the same PostgreSQL database).');
+  }
+  const directUrl = raw.DATABASE_DIRECT_URL ?? raw.DATABASE_URL;
   const publicBaseUrl = (raw.PUBLIC_BASE_URL ?? defaultPublicBaseUrl(raw.HOST, raw.PORT)).replace(/\/+$/, '');
-  return { ...raw, PUBLIC_BASE_URL: publicBaseUrl, embedded };
+  return { ...raw, DATABASE_DIRECT_URL: directUrl, PUBLIC_BASE_URL: publicBaseUrl, embedded, pooled: directUrl !== raw.DATABASE_URL };
 }

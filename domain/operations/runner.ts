@@ -272,7 +272,9 @@ export function createOperationRunner(services: Services, options: RunnerOptions
 async function listenForWork(services: Services, onNotify: () => void): Promise<() => Promise<void>> {
   const pglite = services.database.pglite;
   if (pglite) return pglite.listen(OPERATIONS_CHANNEL, onNotify);
-  const url = services.config.DATABASE_URL;
+  // LISTEN belongs to a session: behind a transaction-mode pooler it would stay on a server
+  // connection this client no longer holds. DATABASE_DIRECT_URL never goes through one.
+  const url = services.config.DATABASE_DIRECT_URL;
   if (!url) return async () => undefined;
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: url });

@@ -27,6 +27,20 @@ describe('configuration', () => {
     );
   });
 
+  it('takes DATABASE_DIRECT_URL for LISTEN and migrations, defaulting to DATABASE_URL; a distinct one marks DATABASE_URL as pooled', () => {
+    const postgres = { DATABASE_URL: 'postgres://x@localhost/db', DATABASE_ANON_URL: 'postgres://api_anon@localhost/db', ENCRYPTION_KEY: 'a'.repeat(64) };
+    expect(loadConfig(postgres)).toMatchObject({ DATABASE_DIRECT_URL: postgres.DATABASE_URL, pooled: false });
+    expect(loadConfig({ ...postgres, DATABASE_DIRECT_URL: '' })).toMatchObject({ DATABASE_DIRECT_URL: postgres.DATABASE_URL, pooled: false });
+    expect(loadConfig({ ...postgres, DATABASE_DIRECT_URL: postgres.DATABASE_URL })).toMatchObject({ pooled: false });
+    expect(loadConfig({ ...postgres, DATABASE_URL: 'postgres://x@localhost:6432/db', DATABASE_DIRECT_URL: 'postgres://x@localhost:5432/db' })).toMatchObject({
+      DATABASE_URL: 'postgres://x@localhost:6432/db',
+      DATABASE_DIRECT_URL: 'postgres://x@localhost:5432/db',
+      pooled: true,
+    });
+    expect(loadConfig({})).toMatchObject({ DATABASE_DIRECT_URL: undefined, pooled: false });
+    expect(() => loadConfig({ DATABASE_DIRECT_URL: 'postgres://x@localhost/db' })).toThrow(/^Invalid configuration: DATABASE_DIRECT_URL needs DATABASE_URL/);
+  });
+
   it('names every invalid setting on one line', () => {
     try {
       loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', PUBLIC_BASE_URL: 'ftp://x' });
