@@ -34,6 +34,8 @@ const SAMPLE_EVERY_S = 5;
 /** The first fifth of the run (at least a minute, at most half) is warm-up: JIT, pools and caches filling. */
 const warmupSeconds = Math.min(Math.max(60, MINUTES * 12), MINUTES * 30);
 const WEBHOOKS = 3;
+/** Extra Node options for the API and worker processes, e.g. a bounded heap as a container would set. */
+const CHILD_NODE_OPTIONS = process.env.SOAK_NODE_OPTIONS ?? '';
 
 const rssMb = (pid: number): number => {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
@@ -52,7 +54,7 @@ function slope(points: { x: number; y: number }[]): number {
 
 /** Starts `node --import tsx <entry>` (one process, so its pid is the one doing the work). */
 function startEntry(entry: string, env: Record<string, string>): { child: ChildProcess; output: () => string; waitFor(pattern: RegExp): Promise<string> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, entry)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...CHILD_NODE_OPTIONS.split(' ').filter(Boolean), '--import', 'tsx', join(ROOT, entry)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -125,7 +127,10 @@ try {
   const company = `${API_PREFIX}/companies/${companyId}`;
   const auth = { authorization: `Bearer ${key}` };
   let renames = 0;
-  console.log(`soak: ${MINUTES} min at ${RATE} req/s (reads, and PATCHes fanning out to ${WEBHOOKS} webhooks); RSS every ${SAMPLE_EVERY_S} s, warm-up ${warmupSeconds} s`);
+  console.log(
+    `soak: ${MINUTES} min at ${RATE} req/s (reads, and PATCHes fanning out to ${WEBHOOKS} webhooks); RSS every ${SAMPLE_EVERY_S} s, warm-up ${warmupSeconds} s` +
+      (CHILD_NODE_OPTIONS ? `; processes run with ${CHILD_NODE_OPTIONS}` : ''),
+  );
 
   const samples: { t: number; api: number; worker: number; pending: number }[] = [];
   const started = Date.now();
@@ -189,6 +194,7 @@ try {
   const fiveXx = Object.entries(load.statusCodeStats ?? {}).filter(([code]) => code.startsWith('5')).reduce((sum, [, stat]) => sum + stat.count, 0);
   const result = {
     minutes: MINUTES,
+    nodeOptions: CHILD_NODE_OPTIONS,
     rate: RATE,
     requests: load.requests.total,
     non2xx: load.non2xx,

@@ -14,7 +14,9 @@ const worker = startWorker(services);
 const operations = startOperationRunner(services);
 services.logger.info({ batch: config.WORKER_BATCH_SIZE, pid: process.pid }, 'delivery worker started');
 
+// Stopping lets each lane finish its batch: claimed rows are sent and recorded, none left in_flight.
 const shutdown = (signal: NodeJS.Signals): void => {
+  services.logger.info({ event: 'stopping', signal }, `worker stopping (${signal}): finishing the batches in flight`);
   void Promise.all([worker.stop(), operations.stop()])
     .then(() => services.database.close())
     .finally(() => {

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { POSTGRES_AVAILABLE, TEST_ENCRYPTION_KEY, createTestServices, type TestS
 import { makeTenant } from '../helpers/factories.ts';
 import { startReceiver, type Receiver } from '../helpers/https-receiver.ts';
 import { getTestPki } from '../helpers/test-ca.ts';
-import { startEntry, type RunningProcess } from '../helpers/process.ts';
+import { startNode, type RunningProcess } from '../helpers/process.ts';
 import { createSender } from '../../dispatcher/send.ts';
 import { tick } from '../../dispatcher/tick.ts';
 import { MAX_CONNECTIONS_PER_RECEIVER } from '../../dispatcher/transport.ts';
@@ -81,7 +82,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('dispatcher worker processes on PostgreSQL'
     receiver.setHandler(() => ({ status: 200 }));
     await seed(5000);
     for (let i = 0; i < 4; i++) {
-      const worker = startEntry('cli/worker.ts', workerEnv());
+      const worker = startNode('cli/worker.ts', workerEnv());
       workers.push(worker);
       await worker.waitFor(/delivery worker started/);
     }
@@ -102,7 +103,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('dispatcher worker processes on PostgreSQL'
     receiver.requests.length = 0;
     receiver.setHandler(() => ({ hang: true }));
     await seed(20);
-    const worker = startEntry('cli/worker.ts', workerEnv());
+    const worker = startNode('cli/worker.ts', workerEnv());
     workers.push(worker);
     await worker.waitFor(/delivery worker started/);
     // All 20 are claimed; the first MAX_CONNECTIONS_PER_RECEIVER are open at the receiver, the rest queued behind them.
@@ -140,5 +141,32 @@ describe.skipIf(!POSTGRES_AVAILABLE)('dispatcher worker processes on PostgreSQL'
       expect(mine[0]!.startedAt.getTime()).toBe(delivery.updatedAt.getTime() - 21_000);
     }
     expect(await prisma.webhookDelivery.count({ where: { id: { in: stuck.map((d) => d.id) }, attempts: 2 } })).toBe(20);
+  });
+
+  it('a worker stopped with SIGTERM mid-batch finishes and records its sends before it exits: nothing left in flight', async () => {
+    receiver.requests.length = 0;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    receiver.setHandler(async () => {
+      await released;
+      return { status: 200 };
+    });
+    const deliveredBefore = await countStatus('delivered');
+    await seed(20);
+    const worker = startNode('cli/worker.ts', workerEnv());
+    workers.push(worker);
+    await worker.waitFor(/delivery worker started/);
+    await until(async () => receiver.requests.length === MAX_CONNECTIONS_PER_RECEIVER && (await countStatus('in_flight')) === 20, 'the batch in flight');
+    worker.child.kill('SIGTERM');
+    await worker.waitFor(/worker stopping \(SIGTERM\)/); // the signal is handled while every send is still open
+    release();
+    const [code] = (await once(worker.child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+    expect(await countStatus('in_flight')).toBe(0);
+    expect(await countStatus('delivered')).toBe(deliveredBefore + 20);
+    const shutdownLine = (worker.stdout() + worker.stderr()).split('\n').find((line) => line.includes('"event":"shutdown"'));
+    expect(shutdownLine, worker.stdout() + worker.stderr()).toBeDefined();
+    expect(JSON.parse(shutdownLine!)).toMatchObject({ signal: 'SIGTERM', delivered: 20 });
+    receiver.setHandler(() => ({ status: 200 }));
   });
 });
