@@ -81,9 +81,9 @@ interface Row {
  * Reads the gauges through the bare driver (no Prisma pipeline; a prepared statement on
  * PostgreSQL), as of the services' clock — the one the claim decides "due" with.
  */
-export async function readQueueGauges(services: Services): Promise<QueueGauges> {
+export async function readQueueGauges(services: Services, dueCap: number = DUE_COUNT_CAP): Promise<QueueGauges> {
   const now = services.now();
-  const [row] = await services.database.sql.query<Row>(QUEUE_GAUGES_SQL, [now, DUE_COUNT_CAP]);
+  const [row] = await services.database.sql.query<Row>(QUEUE_GAUGES_SQL, [now, dueCap]);
   if (!row) throw new Error('queue gauges: the statement returned no row');
   const oldest = row.oldest_due_at;
   return {
