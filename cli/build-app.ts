@@ -6,6 +6,12 @@ import { mcpRoutes } from '../mcp/http.ts';
 import { discoveryRoutes } from '../discovery/routes.ts';
 import { cronRoute } from '../dispatcher/cron-route.ts';
 import { mcpContentSources } from './mcp-content.ts';
+import type { Metrics } from '../ops/metrics.ts';
+
+export interface BuildOptions {
+  /** Counts requests, tool calls and cron deliveries when METRICS_PORT is set. */
+  metrics?: Pick<Metrics, 'requests' | 'onDeliveries'> | null;
+}
 
 /**
  * The full HTTP surface: registry operations under /api/v1 plus the sibling surfaces' routes
@@ -13,10 +19,11 @@ import { mcpContentSources } from './mcp-content.ts';
  * dispatcher's cron route). Assembled here, in the entry-point layer, so rest/, mcp/ and
  * discovery/ never import each other.
  */
-export const routeModules = (services: Services): readonly RouteModule[] => [
-  mcpRoutes({ content: mcpContentSources(services) }),
+export const routeModules = (services: Services, options: BuildOptions = {}): readonly RouteModule[] => [
+  mcpRoutes({ content: mcpContentSources(services), metrics: options.metrics?.requests }),
   discoveryRoutes,
-  cronRoute(),
+  cronRoute({ onOutcomes: options.metrics?.onDeliveries }),
 ];
 
-export const buildApp = (services: Services) => createApp(services, registry, routeModules(services));
+export const buildApp = (services: Services, options: BuildOptions = {}) =>
+  createApp(services, registry, routeModules(services, options), { metrics: options.metrics?.requests });

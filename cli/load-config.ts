@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig, type Config } from '../domain/kernel/config.ts';
-import { describeStartupFailure } from './startup-failure.ts';
+import { describeStartupFailure, type ListenContext } from './startup-failure.ts';
 
 /** The one place that reads process.env; a bad configuration stops the process with one clear line. */
 export function configFromEnvironment(): Config {
@@ -18,7 +18,7 @@ export function configFromEnvironment(): Config {
  * Runs a start-up step; whatever it fails with (a setting, a held data directory, a taken port, an
  * unreachable database) stops the process with one clear line on stderr, never a stack trace.
  */
-export async function startupStep<T>(step: () => Promise<T>, context: { port?: number; host?: string } = {}): Promise<T> {
+export async function startupStep<T>(step: () => Promise<T>, context: ListenContext = {}): Promise<T> {
   try {
     return await step();
   } catch (error) {

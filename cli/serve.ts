@@ -7,11 +7,15 @@ import { buildApp } from './build-app.ts';
 import { startWorker } from '../dispatcher/worker.ts';
 import { gracefulShutdown } from './shutdown.ts';
 import { startOperationRunner } from '../domain/operations/start.ts';
+import { localUrl } from './local-url.ts';
+import { metricsFor, serveMetrics } from './serve-metrics.ts';
 
 const config = configFromEnvironment();
 const services = await startupStep(() => createServices(config, { processName: 'npm start', stdoutIsTerminal: process.stdout.isTTY === true }));
+// With METRICS_PORT unset there are none, and the request path counts nothing.
+const metrics = metricsFor(services);
 // Built before seeding, so a setting the app refuses stops start-up before any key is printed.
-const app = await startupStep(async () => buildApp(services));
+const app = await startupStep(async () => buildApp(services, { metrics }));
 
 if (config.embedded || config.SEED_DEMO) {
   const demo = await startupStep(() => seedDemo(services.database.prisma));
@@ -37,16 +41,12 @@ const url = config.PORT === 0 ? defaultPublicBaseUrl(config.HOST, port) : config
 services.logger.info({ url, port, host: config.HOST, database: services.database.kind }, `listening on ${url} (API reference: ${url}/docs)`);
 // A second process refused the embedded data directory is told where this server answers instead.
 services.database.lock?.update({ url: localUrl(config.HOST, port) });
+// Metrics on their own port, never the API's.
+const metricsServer = metrics ? await serveMetrics(services, metrics) : null;
 
 // Deliveries go out from this process unless separate workers run (DISPATCHER_TIMER=false).
-const worker = config.DISPATCHER_TIMER ? startWorker(services) : null;
+const worker = config.DISPATCHER_TIMER ? startWorker(services, { onOutcomes: metrics?.onDeliveries }) : null;
 // Long-running operations run here too, under the same switch (workers run them otherwise).
-const operations = config.DISPATCHER_TIMER ? startOperationRunner(services) : null;
+const operations = config.DISPATCHER_TIMER ? startOperationRunner(services, { onFinished: metrics?.onOperationFinished }) : null;
 
-gracefulShutdown({ server, worker, operations, services, graceMs: config.SHUTDOWN_GRACE_MS });
-
-/** How a process on this machine reaches the server (a wildcard address is reached on loopback). */
-function localUrl(host: string, boundPort: number): string {
-  const name = host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
-  return `http://${name}:${boundPort}`;
-}
+gracefulShutdown({ server, metricsServer, worker, operations, services, graceMs: config.SHUTDOWN_GRACE_MS });

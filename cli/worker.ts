@@ -2,6 +2,8 @@ import { createServices } from '../domain/bootstrap.ts';
 import { startWorker } from '../dispatcher/worker.ts';
 import { startOperationRunner } from '../domain/operations/start.ts';
 import { configFromEnvironment, startupStep } from './load-config.ts';
+import { metricsFor, serveMetrics } from './serve-metrics.ts';
+import { closeServer } from './shutdown.ts';
 
 const config = configFromEnvironment();
 if (config.embedded) {
@@ -10,16 +12,21 @@ if (config.embedded) {
   process.exit(1);
 }
 const services = await startupStep(() => createServices(config, { migrate: false, processName: 'npm run worker', stdoutIsTerminal: process.stdout.isTTY === true }));
-const worker = startWorker(services);
-const operations = startOperationRunner(services);
+const metrics = metricsFor(services);
+const metricsServer = metrics ? await serveMetrics(services, metrics) : null;
+const worker = startWorker(services, { onOutcomes: metrics?.onDeliveries });
+const operations = startOperationRunner(services, { onFinished: metrics?.onOperationFinished });
 services.logger.info({ batch: config.WORKER_BATCH_SIZE, pid: process.pid }, 'delivery worker started');
 
 // Stopping lets each lane finish its batch: claimed rows are sent and recorded, none left in_flight.
 const shutdown = (signal: NodeJS.Signals): void => {
   services.logger.info({ event: 'stopping', signal }, `worker stopping (${signal}): finishing the batches in flight`);
-  void Promise.all([worker.stop(), operations.stop()])
+  // A scrape still in flight past the grace period is cut: the delivery loop decides when we stop.
+  const cutScrapes = setTimeout(() => metricsServer?.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
+  void Promise.all([worker.stop(), operations.stop(), metricsServer && closeServer(metricsServer)])
     .then(() => services.database.close())
     .finally(() => {
+      clearTimeout(cutScrapes);
       services.logger.info({ event: 'shutdown', signal, delivered: worker.totals.delivered, failed: worker.totals.failed, dead: worker.totals.dead }, `worker stopped (${signal})`);
       process.exit(0);
     });

@@ -7,7 +7,8 @@ import { errorResponse } from '../registry/http/error-response.ts';
 import { readBearer } from '../registry/http/bearer.ts';
 import { securityHeaders } from '../registry/http/security-headers.ts';
 import type { AppEnv } from '../registry/http/app-env.ts';
-import { tick } from './tick.ts';
+import { OPERATION_LABELS } from '../registry/http/request-metrics.ts';
+import { tick, type OutcomeObserver } from './tick.ts';
 import { senderFor } from './worker.ts';
 import type { Sender } from './send.ts';
 
@@ -28,7 +29,7 @@ function authorised(header: string | undefined, secret: string): boolean {
  * meta }` with the API's headers (Service-Version and the security headers), like every other
  * route. Without a configured secret the route is not mounted at all (fail closed).
  */
-export function cronRoute(options: { sender?: Sender } = {}) {
+export function cronRoute(options: { sender?: Sender; onOutcomes?: OutcomeObserver } = {}) {
   return (app: Hono<AppEnv>, services: Services): void => {
     const secret = services.config.CRON_SECRET;
     if (!secret) {
@@ -37,12 +38,14 @@ export function cronRoute(options: { sender?: Sender } = {}) {
     }
     const sender = options.sender ?? senderFor(services);
     app.post(CRON_PATH, securityHeaders({ robotsTag: true }), async (c) => {
+      c.set('operationLabel', OPERATION_LABELS.cron);
       if (!authorised(c.req.header('authorization'), secret)) {
         return errorResponse(c, new DomainError('UNAUTHENTICATED', { message: 'Invalid cron secret.' }), services.config.PUBLIC_BASE_URL);
       }
       const summary = await tick(services, sender);
       services.logger.info({ ...summary }, 'cron dispatch tick');
       const { picked, delivered, failed, dead, recovered } = summary;
+      options.onOutcomes?.({ delivered, failed, dead, recovered });
       return c.json(envelope({ picked, delivered, failed, dead, recovered }, c.get('requestId')));
     });
   };

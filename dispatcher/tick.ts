@@ -26,6 +26,12 @@ export interface TickSummary extends BatchSummary {
   recovered: number;
 }
 
+/**
+ * Told what each batch or tick did (the metrics count outcomes from it): delivered, failed (to be
+ * retried), dead, and stuck rows recovered. Called after the outcomes are recorded; must not throw.
+ */
+export type OutcomeObserver = (outcomes: Omit<TickSummary, 'picked'>) => void;
+
 // Why a claimed row ends dead without a request being made (its dead_reason).
 const WEBHOOK_DISABLED = 'webhook_disabled';
 const WEBHOOK_MISSING = 'webhook_missing';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import type { Services } from '../domain/kernel/context.ts';
 import { DELIVERY_CHANNEL } from '../domain/events/emit.ts';
-import { processBatch, type BatchSummary } from './tick.ts';
+import { processBatch, type BatchSummary, type OutcomeObserver } from './tick.ts';
 import { runMaintenance } from './recover.ts';
 import { createSender, type Sender } from './send.ts';
 
@@ -47,6 +47,8 @@ export interface WorkerOptions {
   idlePollMs?: number;
   /** Batches in flight at once, each claim → send → record on its own (default DEFAULT_LANES). */
   lanes?: number;
+  /** Told each batch's outcomes and each recovery's count (metrics). */
+  onOutcomes?: OutcomeObserver;
 }
 
 /**
@@ -89,10 +91,12 @@ export function startWorker(services: Services, options: WorkerOptions = {}): Wo
       try {
         if (Date.now() - lastRecovery >= RECOVERY_INTERVAL_MS) {
           lastRecovery = Date.now();
-          await runMaintenance(services);
+          const recovered = await runMaintenance(services);
+          if (recovered > 0) options.onOutcomes?.({ delivered: 0, failed: 0, dead: 0, recovered });
         }
         const batch = await processBatch(services, sender, batchSize);
         for (const key of Object.keys(totals) as (keyof BatchSummary)[]) totals[key] += batch[key];
+        if (batch.picked > 0) options.onOutcomes?.({ delivered: batch.delivered, failed: batch.failed, dead: batch.dead, recovered: 0 });
         if (batch.picked > 0) services.logger.debug({ ...batch }, 'delivery batch');
         full = batch.picked === batchSize;
         failures = 0;

@@ -57,6 +57,6 @@ export async function createServices(config: Config, options: BootstrapOptions =
     logger,
     now: options.now ?? (() => new Date()),
     webhookUrlPolicy: { resolver: options.resolver ?? systemResolver, allowedPrivateCidrs, resolveTimeoutMs: RESOLVE_TIMEOUT_MS },
-    loops: { delivery: 0 },
+    loops: { delivery: 0, operations: 0 },
   };
 }

@@ -5,6 +5,8 @@ import { API_VERSION } from '../domain/kernel/version.ts';
 import { DRY_RUN_PARAM, fileTooLarge, invoke, type Invocation, type InvocationResult, type Upload } from '../registry/invoke.ts';
 import type { FileContent, Operation } from '../registry/define-operation.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
+import { ERROR_CATALOG } from '../registry/error-catalog.ts';
+import type { RequestMetrics } from '../registry/http/request-metrics.ts';
 import { mapCallError } from './map-error.ts';
 import { IDEMPOTENCY_ARG, NEXT_CURSOR_FIELD, REVEAL_SECRET_ARG, type ToolEntry } from './tools.ts';
 
@@ -17,6 +19,8 @@ export interface Caller {
   onDenial?: Invocation['onDenial'];
   /** The HTTP request's admission (key, count, tenancy), for the first tool call it carries. */
   admission?: Invocation['admission'];
+  /** Where each call is counted, by operation and status (over HTTP with metrics on). */
+  metrics?: Pick<RequestMetrics, 'toolCall'>;
 }
 
 type Arguments = Record<string, unknown>;
@@ -99,8 +103,11 @@ export async function callTool(entry: ToolEntry, args: Arguments, caller: Caller
     });
     const answer = success(entry, args, result, caller.requestId);
     if (result.file) answer.content.push(await fileContent(result.file, restUrl(caller, entry, request.raw.params)));
+    caller.metrics?.toolCall(entry.op.id, result.status);
     return answer;
   } catch (error) {
+    // The status REST answers with for the same failure: the catalogue's, or 500 for the unexpected.
+    caller.metrics?.toolCall(entry.op.id, error instanceof DomainError ? ERROR_CATALOG[error.code].status : 500);
     return mapCallError(inToolTerms(error, entry), caller.requestId, caller.services, entry.speak);
   }
 }

@@ -16,6 +16,7 @@ import { connection, HTTP_MODES, resolveMode, type Connection, type Mode } from 
 import type { McpContentSources } from './content.ts';
 import { logMcpDenial, type DenialFacts, type McpDenialReason } from './denial-log.ts';
 import { SECURITY_HEADERS } from '../registry/http/security-headers.ts';
+import { NO_REQUEST_METRICS, OPERATION_LABELS, type RequestMetrics } from '../registry/http/request-metrics.ts';
 import { hostPolicy } from './dns-rebinding.ts';
 import { answerToolCall, loneToolCall } from './direct-call.ts';
 import { readMcpPost, SharedJsonTransport, type PostError } from './json-transport.ts';
@@ -54,18 +55,23 @@ const scopeOf = (extra: HandlerExtra): RequestScope => {
   return scope;
 };
 
-/**
- * The path parameter a lone tools/call names (its company), so the admission that authenticates
- * the request answers tenancy in the same round trip. Anything else: none.
- */
-function companyOf(messages: readonly JSONRPCMessage[], tools: ReadonlyMap<string, ToolEntry> | null): string | null {
+/** The tool and arguments of a lone tools/call of an operation's tool; null for anything else. */
+function operationToolCall(messages: readonly JSONRPCMessage[], tools: ReadonlyMap<string, ToolEntry> | null): { entry: ToolEntry; args: unknown } | null {
   const [message] = messages;
   if (messages.length !== 1 || !tools || !message || !('method' in message) || message.method !== 'tools/call') return null;
   const params = message.params as { name?: unknown; arguments?: unknown } | undefined;
   const entry = typeof params?.name === 'string' ? tools.get(params.name) : undefined;
-  const argument = entry?.argumentFor('params', 'companyId');
-  if (!argument || typeof params?.arguments !== 'object' || params.arguments === null) return null;
-  const companyId = (params.arguments as Record<string, unknown>)[argument];
+  return entry ? { entry, args: params?.arguments } : null;
+}
+
+/**
+ * The path parameter a lone tools/call names (its company), so the admission that authenticates
+ * the request answers tenancy in the same round trip. Anything else: none.
+ */
+function companyOf(call: { entry: ToolEntry; args: unknown } | null): string | null {
+  const argument = call?.entry.argumentFor('params', 'companyId');
+  if (!argument || typeof call?.args !== 'object' || call.args === null) return null;
+  const companyId = (call.args as Record<string, unknown>)[argument];
   return typeof companyId === 'string' ? companyId : null;
 }
 
@@ -79,6 +85,8 @@ function companyOf(messages: readonly JSONRPCMessage[], tools: ReadonlyMap<strin
 export interface McpRouteOptions {
   /** Prompts and resources (skills, event catalogue, OpenAPI), assembled by the entry point. */
   content?: McpContentSources;
+  /** Where tool calls are counted (the HTTP request itself is counted by the access log). */
+  metrics?: RequestMetrics;
 }
 
 export const mcpRoutes = (options: McpRouteOptions = {}): RouteModule => (app, services) => {
@@ -127,8 +135,12 @@ export const mcpRoutes = (options: McpRouteOptions = {}): RouteModule => (app, s
     return found;
   };
 
+  const metrics = options.metrics ?? NO_REQUEST_METRICS;
   app.all(MCP_PATH, async (c) => {
     const requestId = c.get('requestId');
+    // Metrics labels, until a lone tools/call names its operation below.
+    c.set('surface', 'mcp');
+    c.set('operationLabel', OPERATION_LABELS.mcp);
     const respond = (status: number, body: unknown, extra?: Record<string, string>): Response => {
       const fixed = body === null ? HEADERS : JSON_HEADERS;
       return new Response(body === null ? null : JSON.stringify(body), {
@@ -178,8 +190,10 @@ export const mcpRoutes = (options: McpRouteOptions = {}): RouteModule => (app, s
     const chosen = choose({ mode: c.req.query('mode'), toolsets: c.req.query('toolsets'), readOnly: c.req.query('read_only'), variant: c.req.query('variant') });
     const tools = chosen instanceof DomainError || chosen.mode !== 'tools' ? null : index.tools(chosen.selection);
     const post = await readMcpPost(c.req.raw, MAX_BODY_BYTES);
+    const call = post.ok ? operationToolCall(post.messages, tools) : null;
+    if (call) c.set('operationLabel', call.entry.op.id);
     const admission: Admission | null = await admit(services.database.sql, { token }, {
-      companyId: post.ok ? companyOf(post.messages, tools) : null,
+      companyId: companyOf(call),
       now: services.now(),
       defaultRateLimit: services.config.RATE_LIMIT_PER_MINUTE,
     });
@@ -210,7 +224,7 @@ export const mcpRoutes = (options: McpRouteOptions = {}): RouteModule => (app, s
       caller: () => {
         const first = unused;
         unused = undefined;
-        return { services, principal, requestId, admission: first, onDenial: (kind, error) => deny(kind, error, principal.apiKeyId) };
+        return { services, principal, requestId, admission: first, onDenial: (kind, error) => deny(kind, error, principal.apiKeyId), metrics };
       },
     };
     const direct = loneToolCall(post.messages);

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type pino from 'pino';
 import type { AppEnv } from '../registry/http/app-env.ts';
+import { NO_REQUEST_METRICS, OPERATION_LABELS, type RequestMetrics } from '../registry/http/request-metrics.ts';
 
 /** `/api/v1/companies/:companyId` → `/api/v1/companies/{companyId}`: the documented template. */
 const template = (routePath: string): string => routePath.replace(/:(\w+)/g, '{$1}');
@@ -35,18 +36,24 @@ export function logRequest(logger: pino.Logger, line: RequestLine, now: number =
 }
 
 /**
- * The access log for every route but the operation routes, which answer before middleware runs
- * and write their own line (rest/mount-operation.ts).
+ * The access log and request metrics for every route but the operation routes, which answer
+ * before middleware runs and do both themselves (rest/mount-operation.ts). A route names its own
+ * metrics labels (`/mcp`, cron); any other matched route is discovery, and no match is unmatched.
  */
-export function accessLog(logger: pino.Logger, now: () => number = () => performance.now()): MiddlewareHandler<AppEnv> {
+export function accessLog(logger: pino.Logger, metrics: RequestMetrics = NO_REQUEST_METRICS, now: () => number = () => performance.now()): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = now();
     try {
       await next();
     } finally {
       // Hono's matched pattern; `/*` when only the catch-all (unknown route) answered.
-      const route = c.req.routePath && c.req.routePath !== '/*' && c.req.routePath !== '*' ? template(c.req.routePath) : null;
-      logRequest(logger, { method: c.req.method, route, status: c.res.status, started, requestId: c.get('requestId'), apiKeyId: c.get('principal')?.apiKeyId ?? null }, now());
+      const matched = c.req.routePath && c.req.routePath !== '/*' && c.req.routePath !== '*';
+      const route = matched ? template(c.req.routePath) : null;
+      const ended = now();
+      const status = c.res.status;
+      const operation = c.get('operationLabel') ?? (matched ? OPERATION_LABELS.discovery : OPERATION_LABELS.unmatched);
+      metrics.series(c.get('surface') ?? 'rest', operation).observe(status, (ended - started) / 1000);
+      logRequest(logger, { method: c.req.method, route, status, started, requestId: c.get('requestId'), apiKeyId: c.get('principal')?.apiKeyId ?? null }, ended);
     }
   };
 }

@@ -8,20 +8,26 @@ import { requestId } from './request-id.ts';
 import { accessLog } from './access-log.ts';
 import type { AppEnv, RouteModule } from '../registry/http/app-env.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
+import type { RequestMetrics } from '../registry/http/request-metrics.ts';
+
+export interface AppOptions {
+  /** Where answered requests are counted (ops/metrics.ts); none when metrics are off. */
+  metrics?: RequestMetrics;
+}
 
 /** Builds the HTTP app: every registry operation under /api/v1, plus the given modules. */
-export function createApp(services: Services, registry: Registry, modules: readonly RouteModule[] = []): Hono<AppEnv> {
+export function createApp(services: Services, registry: Registry, modules: readonly RouteModule[] = [], options: AppOptions = {}): Hono<AppEnv> {
   // strict: false: `/companies/` is the same route as `/companies`, never a 405 contradicting its Allow.
   const app = new Hono<AppEnv>({ strict: false });
   // Operation routes come first: Hono runs matching handlers in registration order, and these
   // answer without calling next(), so they skip the middleware below; each assigns its own request
   // id and sends it with its frozen header set (the whole chain of an API request is one handler).
   const api = new Hono<AppEnv>({ strict: false });
-  for (const op of registry.operations) mountOperation(api, services, op);
+  for (const op of registry.operations) mountOperation(api, services, op, options.metrics);
   app.route(API_PREFIX, api);
   // Everything else (modules, 404s, 405s) gets its request id and access log line here.
   app.use('*', requestId);
-  app.use('*', accessLog(services.logger));
+  app.use('*', accessLog(services.logger, options.metrics));
   for (const mount of modules) mount(app, services);
 
   const allowedMethods = (path: string): string[] =>

@@ -16,6 +16,7 @@ import { binaryResponse, fileResponse } from './binary-response.ts';
 import { readUpload } from './read-upload.ts';
 import { logRequest } from './access-log.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
+import { NO_REQUEST_METRICS, type RequestMetrics } from '../registry/http/request-metrics.ts';
 
 /** `/companies/{companyId}` → `/companies/:companyId` */
 export const toHonoPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
@@ -35,7 +36,7 @@ function queryOf(c: Context<AppEnv>): Record<string, string | string[]> {
  * key, rate-limit count, tenancy of the path's company) and answers with the frozen wrapped
  * header set, never through `c.header()` (see registry/http/security-headers.ts).
  */
-export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operation): void {
+export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operation, metrics: RequestMetrics = NO_REQUEST_METRICS): void {
   const tenantScoped = isTenantScoped(op);
   const takesBody = op.input.body !== undefined;
   const answer = async (c: Context<AppEnv>): Promise<Response> => {
@@ -85,7 +86,9 @@ export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operat
     }
   };
   const route = API_PREFIX + op.path;
-  // The access log line, written here: operation routes answer before any middleware runs.
+  // Resolved once here: a request only adds to its status's counts (no label building per request).
+  const series = metrics.series('rest', op.id);
+  // The access log line and the metrics, here: operation routes answer before any middleware runs.
   const handler = async (c: Context<AppEnv>): Promise<Response> => {
     const started = performance.now();
     let status = 500; // unless answered: a thrown error becomes the catalogue's 500 in app.onError
@@ -94,7 +97,9 @@ export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operat
       status = response.status;
       return response;
     } finally {
-      logRequest(services.logger, { method: op.method, route, status, started, requestId: c.get('requestId'), apiKeyId: c.get('principal')?.apiKeyId ?? null });
+      const ended = performance.now();
+      series.observe(status, (ended - started) / 1000);
+      logRequest(services.logger, { method: op.method, route, status, started, requestId: c.get('requestId'), apiKeyId: c.get('principal')?.apiKeyId ?? null }, ended);
     }
   };
   app.on(op.method, toHonoPath(op.path), handler);

@@ -24,6 +24,15 @@ const booleanFlag = (defaultValue: boolean) =>
       return z.NEVER;
     });
 
+/**
+ * An optional port: unset or empty means off; otherwise digits only, 0-65535 (0 picks a free one).
+ * Stricter than PORT's coercion, which would read '' as 0 and '1e3' as 1000.
+ */
+const PORT_HINT = 'use a port number 0-65535 (0 picks a free one), or leave it unset';
+const optionalPort = optionalString.pipe(
+  z.string().regex(/^\d{1,5}$/, PORT_HINT).transform(Number).refine((port) => port <= 65535, PORT_HINT).optional(),
+);
+
 export const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('127.0.0.1'),
@@ -63,13 +72,19 @@ export const ConfigSchema = z.object({
   MCP_ALLOWED_HOSTS: optionalString,
   /** MCP: Origin values accepted on /mcp besides PUBLIC_BASE_URL's origin. */
   MCP_ALLOWED_ORIGINS: optionalString,
+  /** Prometheus metrics on their own port (never the API's); unset, no metrics server and nothing counted. */
+  METRICS_PORT: optionalPort,
+  /** Interface of the metrics server; loopback unless an operator opens it on purpose. */
+  METRICS_HOST: optionalString,
 });
 
 export type RawConfig = z.infer<typeof ConfigSchema>;
 
-export interface Config extends Omit<RawConfig, 'PUBLIC_BASE_URL'> {
+export interface Config extends Omit<RawConfig, 'PUBLIC_BASE_URL' | 'METRICS_HOST'> {
   /** Canonical base URL without a trailing slash; never derived from a Host header. */
   PUBLIC_BASE_URL: string;
+  /** Where the metrics server listens when METRICS_PORT is set (default 127.0.0.1). */
+  METRICS_HOST: string;
   /** True when the embedded PGlite database is used (no DATABASE_URL). */
   embedded: boolean;
   /**
@@ -79,6 +94,8 @@ export interface Config extends Omit<RawConfig, 'PUBLIC_BASE_URL'> {
    */
   pooled: boolean;
 }
+
+export const DEFAULT_METRICS_HOST = '127.0.0.1';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -117,7 +134,21 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (embedded && raw.DATABASE_DIRECT_URL !== undefined) {
     throw new ConfigError('Invalid configuration: DATABASE_DIRECT_URL needs DATABASE_URL (it is the direct connection to the same PostgreSQL database).');
   }
+  if (raw.METRICS_HOST !== undefined && raw.METRICS_PORT === undefined) {
+    // Half a setting is a mistake, not a choice: say so rather than silently serve no metrics.
+    throw new ConfigError('Invalid configuration: METRICS_HOST is set but METRICS_PORT is not: set METRICS_PORT to serve metrics, or unset METRICS_HOST.');
+  }
+  if (raw.METRICS_PORT !== undefined && raw.METRICS_PORT !== 0 && raw.METRICS_PORT === raw.PORT) {
+    throw new ConfigError(`Invalid configuration: METRICS_PORT must differ from PORT (${raw.PORT}): metrics are never served on the public API port.`);
+  }
   const directUrl = raw.DATABASE_DIRECT_URL ?? raw.DATABASE_URL;
   const publicBaseUrl = (raw.PUBLIC_BASE_URL ?? defaultPublicBaseUrl(raw.HOST, raw.PORT)).replace(/\/+$/, '');
-  return { ...raw, DATABASE_DIRECT_URL: directUrl, PUBLIC_BASE_URL: publicBaseUrl, embedded, pooled: directUrl !== raw.DATABASE_URL };
+  return {
+    ...raw,
+    DATABASE_DIRECT_URL: directUrl,
+    PUBLIC_BASE_URL: publicBaseUrl,
+    METRICS_HOST: raw.METRICS_HOST ?? DEFAULT_METRICS_HOST,
+    embedded,
+    pooled: directUrl !== raw.DATABASE_URL,
+  };
 }

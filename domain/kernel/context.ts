@@ -31,8 +31,8 @@ export interface Services {
   now: () => Date;
   /** How webhook URLs are checked: the DNS resolver (injected in tests) and allowed private ranges. */
   webhookUrlPolicy: Required<UrlSafetyOptions>;
-  /** Loops this process runs besides answering requests, counted by whatever starts them (health reports them). */
-  loops: { delivery: number };
+  /** Loops this process runs besides answering requests, counted by whatever starts them (health and metrics report them). */
+  loops: { delivery: number; operations: number };
 }
 
 /** Everything a domain verb may use. One per request (or per worker task). */

@@ -64,6 +64,8 @@ export interface RunnerOptions {
   idlePollMs?: number;
   leaseMs?: number;
   heartbeatMs?: number;
+  /** Told each operation this runner ended, with its kind and final status (metrics). Must not throw. */
+  onFinished?: (kind: string, status: 'succeeded' | 'failed' | 'cancelled') => void;
 }
 
 export interface Runner {
@@ -132,6 +134,7 @@ export function createOperationRunner(services: Services, options: RunnerOptions
     outcome: { status: 'succeeded'; result: Record<string, unknown> } | { status: 'failed'; code: string; message: string } | { status: 'cancelled' },
   ): Promise<void> {
     const ctx = systemContext(services, row, []);
+    let recorded = false;
     await withTransaction(ctx, async (tx) => {
       const [updated] = await tx.db.$queryRawUnsafe<OperationRow[]>(
         `UPDATE operations
@@ -150,7 +153,9 @@ export function createOperationRunner(services: Services, options: RunnerOptions
       );
       if (!updated) return; // deleted while running, or another runner took it over: nothing to record
       await emitEvent(tx, row.companyId, OUTCOME_EVENTS[outcome.status], toOperation(updated), null);
+      recorded = true;
     });
+    if (recorded) options.onFinished?.(row.kind, outcome.status);
   }
 
   async function run(row: OperationRow): Promise<void> {
@@ -232,6 +237,14 @@ export function createOperationRunner(services: Services, options: RunnerOptions
     });
 
   const loop = async (): Promise<void> => {
+    services.loops.operations += 1;
+    try {
+      await claimLoop();
+    } finally {
+      services.loops.operations -= 1;
+    }
+  };
+  const claimLoop = async (): Promise<void> => {
     let failures = 0;
     while (!stopping) {
       try {

@@ -1,10 +1,10 @@
 import type { Services } from '../kernel/context.ts';
-import { createOperationRunner, type Runner } from './runner.ts';
+import { createOperationRunner, type Runner, type RunnerOptions } from './runner.ts';
 import { OPERATION_KIND_RUNNERS } from './kinds/index.ts';
 
 /** The operation runner `npm start` and `npm run worker` run beside the delivery loop. */
-export function startOperationRunner(services: Services): Runner {
-  const runner = createOperationRunner(services, { kinds: OPERATION_KIND_RUNNERS });
+export function startOperationRunner(services: Services, options: Pick<RunnerOptions, 'onFinished'> = {}): Runner {
+  const runner = createOperationRunner(services, { kinds: OPERATION_KIND_RUNNERS, ...options });
   runner.start();
   return runner;
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Hono } from 'hono';
 import type { Principal, Services } from '../../domain/kernel/context.ts';
+import type { Surface } from './request-metrics.ts';
 
 /**
  * The Hono environment every HTTP surface shares (REST, MCP's /mcp, discovery, the cron route).
@@ -13,6 +14,9 @@ export interface AppEnv {
     principal: Principal | null;
     /** On public routes: the key an optional bearer token named, for log lines only (spec Endpoints 8). */
     attributedApiKeyId?: string | null;
+    /** Set by a route that is not a registry operation's: its metrics labels (else rest, and discovery or unmatched). */
+    surface?: Surface;
+    operationLabel?: string;
   };
 }
 

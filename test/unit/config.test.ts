@@ -78,4 +78,22 @@ describe('configuration', () => {
       expect(() => loadConfig({ DISPATCHER_TIMER: value }), value).toThrow(/DISPATCHER_TIMER: use true or false/);
     }
   });
+
+  it('serves metrics only with METRICS_PORT: a strict port, never the API port, loopback unless told', () => {
+    expect(loadConfig({}).METRICS_PORT).toBeUndefined();
+    expect(loadConfig({}).METRICS_HOST).toBe('127.0.0.1');
+    expect(loadConfig({ METRICS_PORT: '' }).METRICS_PORT).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: '9464' })).toMatchObject({ METRICS_PORT: 9464, METRICS_HOST: '127.0.0.1' });
+    expect(loadConfig({ METRICS_PORT: '0', PORT: '0' }).METRICS_PORT).toBe(0);
+    expect(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' }).METRICS_HOST).toBe('0.0.0.0');
+    for (const value of ['abc', '1e3', '-1', '70000', '94.64', '0x10']) {
+      expect(() => loadConfig({ METRICS_PORT: value }), value).toThrow(/^Invalid configuration: METRICS_PORT: use a port number 0-65535/);
+    }
+    expect(() => loadConfig({ METRICS_PORT: '3000' })).toThrow(/METRICS_PORT must differ from PORT \(3000\)/);
+    expect(() => loadConfig({ METRICS_PORT: '8080', PORT: '8080' })).toThrow(/never served on the public API port/);
+    expect(() => loadConfig({ METRICS_HOST: '0.0.0.0' })).toThrow(/METRICS_HOST is set but METRICS_PORT is not/);
+    for (const env of [{ METRICS_PORT: 'x' }, { METRICS_HOST: '::' }]) {
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+    }
+  });
 });

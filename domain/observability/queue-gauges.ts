@@ -1,0 +1,96 @@
+import type { Services } from '../kernel/context.ts';
+
+/** The backlog as a metrics scrape reports it: webhook deliveries and operations waiting or running. */
+export interface QueueGauges {
+  /** Deliveries due now and not claimed (every company), counted up to DUE_COUNT_CAP. */
+  due: number;
+  /** Seconds the oldest due, unclaimed delivery has waited; 0 when none is due. */
+  claimLagSeconds: number;
+  /** Deliveries claimed and being sent (status in_flight). */
+  inFlight: number;
+  operationsQueued: number;
+  operationsRunning: number;
+}
+
+/**
+ * Past this many due deliveries the count stops: the gauge then says "at least this many", and a
+ * scrape during a huge backlog still reads at most this many index entries.
+ */
+export const DUE_COUNT_CAP = 100_000;
+
+/**
+ * One statement, every part on a partial index, so its cost follows the live backlog and never
+ * the delivered or finished history:
+ *   queues    a loose index scan of the claim index (as the claim does): one probe per company
+ *             with claimable rows, finding that company's oldest one;
+ *   oldest    the oldest of those that is due: the claim lag;
+ *   due       per company with a due row, a range scan of its due rows (the inner LIMIT keeps
+ *             the planner from joining instead, which could read the whole index), stopped at $2;
+ *   in_flight the stuck-recovery index (status = 'in_flight'), bounded by what claimers hold;
+ *   queued / running operations: the runner's two partial indexes.
+ * Exported so a test can EXPLAIN exactly this text.
+ */
+export const QUEUE_GAUGES_SQL = `
+WITH RECURSIVE queues AS (
+  (SELECT d.company_id, d.next_attempt_at AS oldest
+     FROM webhook_deliveries d
+    WHERE d.status IN ('pending', 'failed') AND d.webhook_id IS NOT NULL
+    ORDER BY d.company_id, d.next_attempt_at
+    LIMIT 1)
+  UNION ALL
+  SELECT n.company_id, n.oldest
+    FROM queues q
+   CROSS JOIN LATERAL (
+     SELECT d.company_id, d.next_attempt_at AS oldest
+       FROM webhook_deliveries d
+      WHERE d.status IN ('pending', 'failed') AND d.webhook_id IS NOT NULL
+        AND d.company_id > q.company_id
+      ORDER BY d.company_id, d.next_attempt_at
+      LIMIT 1
+   ) n
+), due_queues AS (
+  SELECT company_id, oldest FROM queues WHERE oldest <= $1
+)
+SELECT
+  (SELECT min(oldest) FROM due_queues) AS oldest_due_at,
+  (SELECT count(*) FROM (
+     SELECT 1
+       FROM due_queues q
+      CROSS JOIN LATERAL (
+        SELECT 1
+          FROM webhook_deliveries d
+         WHERE d.status IN ('pending', 'failed') AND d.webhook_id IS NOT NULL
+           AND d.company_id = q.company_id AND d.next_attempt_at >= q.oldest AND d.next_attempt_at <= $1
+         LIMIT $2
+      ) x
+      LIMIT $2
+   ) capped) AS due,
+  (SELECT count(*) FROM webhook_deliveries WHERE status = 'in_flight') AS in_flight,
+  (SELECT count(*) FROM operations WHERE status = 'queued') AS operations_queued,
+  (SELECT count(*) FROM operations WHERE status = 'running') AS operations_running`;
+
+interface Row {
+  oldest_due_at: Date | null;
+  due: bigint;
+  in_flight: bigint;
+  operations_queued: bigint;
+  operations_running: bigint;
+}
+
+/**
+ * Reads the gauges through the bare driver (no Prisma pipeline; a prepared statement on
+ * PostgreSQL), as of the services' clock — the one the claim decides "due" with.
+ */
+export async function readQueueGauges(services: Services, dueCap: number = DUE_COUNT_CAP): Promise<QueueGauges> {
+  const now = services.now();
+  const [row] = await services.database.sql.query<Row>(QUEUE_GAUGES_SQL, [now, dueCap]);
+  if (!row) throw new Error('queue gauges: the statement returned no row');
+  const oldest = row.oldest_due_at;
+  return {
+    due: Number(row.due),
+    claimLagSeconds: oldest ? Math.max(0, (now.getTime() - oldest.getTime()) / 1000) : 0,
+    inFlight: Number(row.in_flight),
+    operationsQueued: Number(row.operations_queued),
+    operationsRunning: Number(row.operations_running),
+  };
+}
