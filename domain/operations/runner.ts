@@ -4,6 +4,7 @@ import type { Principal, Services, OperationContext } from '../kernel/context.ts
 import { withTransaction } from '../kernel/context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
+import { keepListening } from '../db/listen.ts';
 import { OPERATIONS_CHANNEL, toOperation, type OperationRow } from './store.ts';
 import type { OperationKind } from './schemas.ts';
 
@@ -217,7 +218,6 @@ export function createOperationRunner(services: Services, options: RunnerOptions
 
   let stopping = false;
   let wake: (() => void) | null = null;
-  let unlisten: (() => Promise<void>) | null = null;
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
@@ -233,9 +233,10 @@ export function createOperationRunner(services: Services, options: RunnerOptions
 
   const loop = async (): Promise<void> => {
     let failures = 0;
+    // Set up again by itself after the database restarts; the idle poll covers any gap.
+    const listener = keepListening(services, OPERATIONS_CHANNEL, 'operations', () => wake?.());
     while (!stopping) {
       try {
-        unlisten ??= await listenForWork(services, () => wake?.());
         const ran = await runOnce();
         failures = 0;
         if (!ran) await sleep(options.idlePollMs ?? IDLE_POLL_MS);
@@ -246,7 +247,7 @@ export function createOperationRunner(services: Services, options: RunnerOptions
         await sleep(Math.min(30_000, 500 * 2 ** Math.min(failures, 6)));
       }
     }
-    await unlisten?.().catch(() => undefined);
+    await listener.stop().catch(() => undefined);
   };
 
   let done: Promise<void> = Promise.resolve();
@@ -266,23 +267,6 @@ export function createOperationRunner(services: Services, options: RunnerOptions
     },
   };
   return runner;
-}
-
-/** LISTEN for new operations; PGlite's single connection listens in-process. */
-async function listenForWork(services: Services, onNotify: () => void): Promise<() => Promise<void>> {
-  const pglite = services.database.pglite;
-  if (pglite) return pglite.listen(OPERATIONS_CHANNEL, onNotify);
-  const url = services.config.DATABASE_URL;
-  if (!url) return async () => undefined;
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: url });
-  client.on('error', () => undefined);
-  await client.connect();
-  client.on('notification', onNotify);
-  await client.query(`LISTEN ${OPERATIONS_CHANNEL}`);
-  return async () => {
-    await client.end();
-  };
 }
 
 /** The job's actor: the key that queued it, acting with the scopes its kind needs. */
