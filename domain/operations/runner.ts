@@ -5,6 +5,7 @@ import { withTransaction } from '../kernel/context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
 import { keepListening } from '../db/listen.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
 import { OPERATIONS_CHANNEL, toOperation, type OperationRow } from './store.ts';
 import type { OperationKind } from './schemas.ts';
 
@@ -200,6 +201,10 @@ export function createOperationRunner(services: Services, options: RunnerOptions
         await finish(row, { status: 'cancelled' });
       } else if (error instanceof DomainError) {
         await finish(row, { status: 'failed', code: error.code, message: error.message });
+      } else if (isDatabaseUnavailable(error)) {
+        // Not the job's fault (the database restarted): its lease runs out and a claim resumes it
+        // from its last checkpoint, where failing it would end it for good.
+        services.logger.warn({ err: error, operation: row.id, kind: row.kind }, 'operation interrupted: database unavailable; resumes when its lease expires');
       } else {
         services.logger.error({ err: error, operation: row.id, kind: row.kind }, 'operation failed unexpectedly');
         await finish(row, { status: 'failed', code: 'INTERNAL_ERROR', message: 'The operation failed unexpectedly; retry it, or contact support with its id.' });
