@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import pg from 'pg';
 import type { Services } from '../domain/kernel/context.ts';
 import { DELIVERY_CHANNEL } from '../domain/events/emit.ts';
+import { failureBackoffMs, keepListening } from '../domain/db/listen.ts';
 import { processBatch, type BatchSummary, type OutcomeObserver } from './tick.ts';
 import { runMaintenance } from './recover.ts';
 import { createSender, type Sender } from './send.ts';
@@ -10,14 +10,8 @@ import { createSender, type Sender } from './send.ts';
 const IDLE_POLL_MS = 1_000;
 // Stuck recovery runs at most this often in a continuous worker (each cron tick runs it too).
 const RECOVERY_INTERVAL_MS = 5_000;
-// A lane whose batches keep failing (database down) or a LISTEN that cannot be set up waits this
-// long, doubling per failure up to the cap, so a broken dependency is retried without a hot loop.
-const FAILURE_BACKOFF_MIN_MS = 1_000;
-const FAILURE_BACKOFF_MAX_MS = 30_000;
-
-/** The wait after `failures` failures in a row (1 s, 2 s, 4 s … 30 s). */
-export const failureBackoffMs = (failures: number): number =>
-  Math.min(FAILURE_BACKOFF_MAX_MS, FAILURE_BACKOFF_MIN_MS * 2 ** Math.max(0, failures - 1));
+// A lane whose batches keep failing (database down) waits as a failing LISTEN does (1 s … 30 s).
+export { failureBackoffMs };
 // A batch spends most of its time waiting on the database or on receivers (profiled: ~40 %
 // idle with one lane, ~30 % with two), so more lanes claim and send while others wait; three
 // measured best on two cores (npm run bench).
@@ -118,7 +112,7 @@ export function startWorker(services: Services, options: WorkerOptions = {}): Wo
   // meanwhile), and shutdown failures are logged, so `npm start` cannot die of an unhandled rejection.
   const done = (async () => {
     services.loops.delivery += 1;
-    const listener = keepListening(services, notify, () => stopping, sleep);
+    const listener = keepListening(services, DELIVERY_CHANNEL, 'delivery', notify);
     try {
       await Promise.all(Array.from({ length: options.lanes ?? DEFAULT_LANES }, lane));
     } finally {
@@ -135,75 +129,5 @@ export function startWorker(services: Services, options: WorkerOptions = {}): Wo
       notify();
       await done;
     },
-  };
-}
-
-/**
- * Keeps a LISTEN on the delivery channel: set up now, and again (with backoff) whenever setting
- * it up fails or its connection drops. Polling covers the gaps, so a refused LISTEN costs latency,
- * never deliveries.
- */
-function keepListening(
-  services: Services,
-  onNotify: () => void,
-  stopping: () => boolean,
-  sleep: (ms: number) => Promise<void>,
-): { stop(): Promise<void> } {
-  let unlisten: (() => Promise<void>) | null = null;
-  let lost: () => void = () => {};
-  const loop = (async () => {
-    let failures = 0;
-    while (!stopping()) {
-      try {
-        const dropped = new Promise<void>((resolve) => (lost = resolve));
-        unlisten = await listen(services, onNotify, () => lost());
-        if (stopping()) break;
-        failures = 0;
-        await dropped; // until the connection fails (or stop() releases it)
-        if (stopping()) break;
-        services.logger.warn('delivery LISTEN connection lost; setting it up again');
-      } catch (error) {
-        failures++;
-        const retryInMs = failureBackoffMs(failures);
-        services.logger.warn({ err: error, failures, retry_in_ms: retryInMs }, 'delivery LISTEN could not start; polling meanwhile, retrying with backoff');
-        await sleep(retryInMs);
-      }
-      const previous = unlisten;
-      unlisten = null;
-      await previous?.().catch(() => {});
-    }
-  })();
-  return {
-    stop: async () => {
-      lost();
-      await loop;
-      await unlisten?.();
-    },
-  };
-}
-
-/** Subscribes to the delivery channel; returns the unsubscribe function. `onLost` fires if the connection drops. */
-async function listen(services: Services, onNotify: () => void, onLost: () => void): Promise<() => Promise<void>> {
-  const { pglite } = services.database;
-  if (pglite) return pglite.listen(DELIVERY_CHANNEL, onNotify);
-  // LISTEN belongs to a session: behind a transaction-mode pooler it would stay on a server
-  // connection this client no longer holds. DATABASE_DIRECT_URL never goes through one.
-  const url = services.config.DATABASE_DIRECT_URL;
-  if (!url) return async () => {};
-  const client = new pg.Client({ connectionString: url });
-  client.on('error', (error) => {
-    services.logger.warn({ err: error }, 'delivery LISTEN connection failed');
-    onLost();
-  });
-  try {
-    await client.connect();
-    client.on('notification', onNotify);
-    await client.query(`LISTEN ${DELIVERY_CHANNEL}`);
-  } catch (error) {
-    await client.end().catch(() => {});
-    throw error;
-  }
-  return async () => {
-    await client.end().catch(() => {});
   };
 }

@@ -3,6 +3,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Services } from '../domain/kernel/context.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
 import { ERROR_CATALOG, errorBody } from '../registry/error-catalog.ts';
+import { unexpectedError } from '../registry/unexpected-error.ts';
 
 /**
  * The catalogue decides: a `tool` error goes back to the model as an `isError` result whose text is
@@ -22,7 +23,7 @@ export function toolError(error: DomainError, requestId: string, publicBaseUrl: 
 export const protocolError = (code: number, error: DomainError, requestId: string, publicBaseUrl: string): McpError =>
   new McpError(code, error.message, errorBody(error, requestId, publicBaseUrl, 'mcp').error);
 
-/** Maps anything a call threw. Unexpected errors are logged and answered as the catalogue's INTERNAL_ERROR. */
+/** Maps anything a call threw. Unexpected errors are logged and answered as SERVICE_UNAVAILABLE or INTERNAL_ERROR. */
 export function mapCallError(error: unknown, requestId: string, services: Pick<Services, 'logger' | 'config'>, speak?: (text: string) => string): CallToolResult {
   const base = services.config.PUBLIC_BASE_URL;
   if (error instanceof McpError) throw error;
@@ -30,9 +31,8 @@ export function mapCallError(error: unknown, requestId: string, services: Pick<S
     if (ERROR_CATALOG[error.code].mcp === 'protocol') throw protocolError(ErrorCode.InvalidRequest, error, requestId, base);
     return toolError(error, requestId, base, speak);
   }
-  // Internals never reach the caller: log everything, answer with the catalogue's generic error.
-  services.logger.error({ err: error, request_id: requestId }, 'unhandled MCP tool error');
-  return toolError(new DomainError('INTERNAL_ERROR'), requestId, base);
+  // Internals never reach the caller: logged, answered with the catalogue's 503 or 500.
+  return toolError(unexpectedError(error, services.logger, requestId), requestId, base);
 }
 
 /**

@@ -270,6 +270,7 @@ export const PIPELINE_ONLY_ERRORS: readonly ErrorCode[] = [
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
   'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
 ];
 
 export const isPublic = (op: Pick<Operation, 'auth'>): boolean => 'public' in op.auth;

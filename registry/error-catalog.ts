@@ -5,6 +5,9 @@ import { API_PREFIX } from './api-prefix.ts';
 import { MAX_BODY_TEXT } from './http/body-limit.ts';
 import { DOCUMENT_CONTENT_TYPES } from '../domain/documents/content-type.ts';
 
+/** How long a caller should wait while the database is unreachable: a restart takes seconds. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
 /** The page, relative to PUBLIC_BASE_URL, that this server serves with each code's cause and fix. */
 export const ERROR_DOCS_PATH = '/docs/errors';
 
@@ -179,6 +182,18 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
     recoveryHint: 'Retry later; if it persists, contact support with the request_id.',
     validAlternatives: [],
     mcp: 'tool',
+  },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    message: 'The service cannot reach its database right now.',
+    cause: 'The database is restarting, failing over or refusing connections; the service reconnects by itself. A write answered with this may or may not have been applied.',
+    recoveryHint: `Retry after the number of seconds in Retry-After (${UNAVAILABLE_RETRY_AFTER_SECONDS}); retry a write with the same Idempotency-Key, so one that was applied is not applied twice.`,
+    validAlternatives: [],
+    mcp: 'tool',
+    mcpWording: {
+      recoveryHint: `Wait ${UNAVAILABLE_RETRY_AFTER_SECONDS} seconds and call again; retry a write with the same idempotency_key, so one that was applied is not applied twice.`,
+    },
+    headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
   },
   ACCOUNT_EXISTS: {
     status: 409,

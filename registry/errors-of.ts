@@ -5,7 +5,7 @@ import { isPublic, isTenantScoped, requiredScope, type Operation } from './defin
 const PATH_PARAMETER = /\{\w+\}/;
 
 /** What errorsOf reads of an operation: its traits and its declared errors, never its handler. */
-export type ErrorTraits = Pick<Operation, 'auth' | 'path' | 'input' | 'idempotencyKey' | 'errors' | 'produces'>;
+export type ErrorTraits = Pick<Operation, 'auth' | 'path' | 'input' | 'idempotencyKey' | 'errors' | 'produces' | 'database'>;
 
 /**
  * The errors the shared pipeline itself answers for an operation, derived from its traits the way
@@ -13,8 +13,9 @@ export type ErrorTraits = Pick<Operation, 'auth' | 'path' | 'input' | 'idempoten
  * per-key rate limit), scope (403), an id in the path (404: a company the key cannot reach answers
  * exactly as an unknown one, and any other path id can be unknown), input (400 always — unknown or malformed parameters, a dry run where none is
  * supported — and 413/415 for a body), idempotency (400 when a key is required, 409/422 whenever
- * one is taken), content negotiation (406 where an operation offers binary representations), and
- * the catalogue's 500.
+ * one is taken), content negotiation (406 where an operation offers binary representations), the
+ * catalogue's 500, and 503 wherever the database is used (an authenticated call admits its key
+ * there even when its handler needs no database).
  */
 export function pipelineErrors(op: ErrorTraits): ErrorCode[] {
   const codes: ErrorCode[] = ['VALIDATION_ERROR'];
@@ -26,6 +27,7 @@ export function pipelineErrors(op: ErrorTraits): ErrorCode[] {
   if (op.idempotencyKey === 'required') codes.push('IDEMPOTENCY_KEY_REQUIRED');
   if (op.idempotencyKey !== 'none') codes.push('IDEMPOTENCY_IN_PROGRESS', 'IDEMPOTENCY_KEY_REUSED');
   codes.push('INTERNAL_ERROR');
+  if (!isPublic(op) || op.database !== 'none') codes.push('SERVICE_UNAVAILABLE');
   return codes;
 }
 

@@ -9,6 +9,7 @@ import { accessLog } from './access-log.ts';
 import type { AppEnv, RouteModule } from '../registry/http/app-env.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
 import type { RequestMetrics } from '../registry/http/request-metrics.ts';
+import { unexpectedError } from '../registry/unexpected-error.ts';
 
 export interface AppOptions {
   /** Where answered requests are counted (ops/metrics.ts); none when metrics are off. */
@@ -59,9 +60,8 @@ export function createApp(services: Services, registry: Registry, modules: reado
 
   app.onError((error, c) => {
     if (error instanceof DomainError) return wrappedErrorResponse(c.get('requestId'), error, base);
-    // Internals never reach the caller: log everything, answer with the catalogue's 500.
-    services.logger.error({ err: error, request_id: c.get('requestId') }, 'unhandled error');
-    return wrappedErrorResponse(c.get('requestId'), new DomainError('INTERNAL_ERROR'), base);
+    // Internals never reach the caller: logged, answered with the catalogue's 503 or 500.
+    return wrappedErrorResponse(c.get('requestId'), unexpectedError(error, services.logger, c.get('requestId')), base);
   });
   return app;
 }

@@ -17,6 +17,7 @@ import { readUpload } from './read-upload.ts';
 import { logRequest } from './access-log.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
 import { NO_REQUEST_METRICS, type RequestMetrics } from '../registry/http/request-metrics.ts';
+import { unexpectedError } from '../registry/unexpected-error.ts';
 
 /** `/companies/{companyId}` → `/companies/:companyId` */
 export const toHonoPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
@@ -81,8 +82,9 @@ export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operat
       if (result.status === 204) return new Response(null, { status: 204, headers: wrappedHeaders(requestId, false, extra) });
       return wrappedJson(requestId, result.status, envelope(result.data, requestId, result.meta), extra);
     } catch (error) {
-      if (error instanceof DomainError) return wrappedErrorResponse(requestId, error, services.config.PUBLIC_BASE_URL);
-      throw error;
+      // Answered here, not in app.onError, so the access log below records the status sent.
+      const answered = error instanceof DomainError ? error : unexpectedError(error, services.logger, requestId);
+      return wrappedErrorResponse(requestId, answered, services.config.PUBLIC_BASE_URL);
     }
   };
   const route = API_PREFIX + op.path;
@@ -91,7 +93,7 @@ export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operat
   // The access log line and the metrics, here: operation routes answer before any middleware runs.
   const handler = async (c: Context<AppEnv>): Promise<Response> => {
     const started = performance.now();
-    let status = 500; // unless answered: a thrown error becomes the catalogue's 500 in app.onError
+    let status = 500; // unless answered (answer() answers every error it catches)
     try {
       const response = await answer(c);
       status = response.status;

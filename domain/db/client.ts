@@ -8,7 +8,7 @@ import { basename } from 'node:path';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { PrismaClient, type Prisma } from './generated/client.ts';
 import { observeStatements, type StatementListener } from './statement-log.ts';
-import { createPgPool, PARSERS, pgliteSql, pgSql, type SqlClient } from './sql.ts';
+import { CONNECTION_LIMITS, createPgPool, PARSERS, pgliteSql, pgSql, type SqlClient } from './sql.ts';
 
 /** A client that can run queries: the root client or an open interactive transaction. */
 export type Db = PrismaClient | Prisma.TransactionClient;
@@ -73,7 +73,7 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
   // One pool for both: Prisma and the bare driver share the privileged connections.
   const pool = createPgPool(url, options.poolSize ?? 10);
   const prisma = privilegedClient(new PrismaPg(pool), options.onStatement);
-  const anon = new PrismaClient({ adapter: new PrismaPg({ connectionString: options.anonDatabaseUrl, max: 4 }), errorFormat: 'minimal' });
+  const anon = new PrismaClient({ adapter: new PrismaPg({ connectionString: options.anonDatabaseUrl, max: 4, ...CONNECTION_LIMITS }), errorFormat: 'minimal' });
   return {
     kind: 'postgres',
     prisma,

@@ -28,6 +28,15 @@ export const PARSERS: Readonly<Record<number, (text: string) => unknown>> = {
 };
 
 /**
+ * Every PostgreSQL connection's limits. Getting a connection (a free one from the pool, or a new
+ * one) gives up after CONNECT_TIMEOUT_MS, so a request meets a database that does not answer
+ * with a prompt 503 (the error is classified as unavailable) instead of waiting without end.
+ * TCP keepalive lets the system notice a connection whose server vanished without closing it.
+ */
+export const CONNECT_TIMEOUT_MS = 5_000;
+export const CONNECTION_LIMITS = { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true } as const;
+
+/**
  * The privileged pool, shared by Prisma's adapter (which passes its own parsers with every query)
  * and pgSql() (which uses these, set once on the pool: a per-query config object is cloned by pg
  * on every call).
@@ -37,7 +46,7 @@ export function createPgPool(connectionString: string, max: number): pg.Pool {
     getTypeParser: (oid: number, format?: string) =>
       PARSERS[oid] ?? (pg.types.getTypeParser as (oid: number, format?: string) => (value: string) => unknown)(oid, format),
   };
-  const pool = new pg.Pool({ connectionString, max, types: types as pg.CustomTypesConfig });
+  const pool = new pg.Pool({ connectionString, max, ...CONNECTION_LIMITS, types: types as pg.CustomTypesConfig });
   // An idle connection that dies (a database restart, an administrator's termination) is dropped
   // by the pool and the next query opens a fresh one. Unheard, pg's 'error' event would crash the
   // process; Prisma listens only while connected, so the pool keeps a listener of its own.

@@ -4,6 +4,8 @@ import type { Principal, Services, OperationContext } from '../kernel/context.ts
 import { withTransaction } from '../kernel/context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
+import { keepListening } from '../db/listen.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
 import { OPERATIONS_CHANNEL, toOperation, type OperationRow } from './store.ts';
 import type { OperationKind } from './schemas.ts';
 
@@ -204,6 +206,10 @@ export function createOperationRunner(services: Services, options: RunnerOptions
         await finish(row, { status: 'cancelled' });
       } else if (error instanceof DomainError) {
         await finish(row, { status: 'failed', code: error.code, message: error.message });
+      } else if (isDatabaseUnavailable(error)) {
+        // Not the job's fault (the database restarted): its lease runs out and a claim resumes it
+        // from its last checkpoint, where failing it would end it for good.
+        services.logger.warn({ err: error, operation: row.id, kind: row.kind }, 'operation interrupted: database unavailable; resumes when its lease expires');
       } else {
         services.logger.error({ err: error, operation: row.id, kind: row.kind }, 'operation failed unexpectedly');
         await finish(row, { status: 'failed', code: 'INTERNAL_ERROR', message: 'The operation failed unexpectedly; retry it, or contact support with its id.' });
@@ -222,7 +228,6 @@ export function createOperationRunner(services: Services, options: RunnerOptions
 
   let stopping = false;
   let wake: (() => void) | null = null;
-  let unlisten: (() => Promise<void>) | null = null;
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
@@ -246,9 +251,10 @@ export function createOperationRunner(services: Services, options: RunnerOptions
   };
   const claimLoop = async (): Promise<void> => {
     let failures = 0;
+    // Set up again by itself after the database restarts; the idle poll covers any gap.
+    const listener = keepListening(services, OPERATIONS_CHANNEL, 'operations', () => wake?.());
     while (!stopping) {
       try {
-        unlisten ??= await listenForWork(services, () => wake?.());
         const ran = await runOnce();
         failures = 0;
         if (!ran) await sleep(options.idlePollMs ?? IDLE_POLL_MS);
@@ -259,7 +265,7 @@ export function createOperationRunner(services: Services, options: RunnerOptions
         await sleep(Math.min(30_000, 500 * 2 ** Math.min(failures, 6)));
       }
     }
-    await unlisten?.().catch(() => undefined);
+    await listener.stop().catch(() => undefined);
   };
 
   let done: Promise<void> = Promise.resolve();
@@ -279,25 +285,6 @@ export function createOperationRunner(services: Services, options: RunnerOptions
     },
   };
   return runner;
-}
-
-/** LISTEN for new operations; PGlite's single connection listens in-process. */
-async function listenForWork(services: Services, onNotify: () => void): Promise<() => Promise<void>> {
-  const pglite = services.database.pglite;
-  if (pglite) return pglite.listen(OPERATIONS_CHANNEL, onNotify);
-  // LISTEN belongs to a session: behind a transaction-mode pooler it would stay on a server
-  // connection this client no longer holds. DATABASE_DIRECT_URL never goes through one.
-  const url = services.config.DATABASE_DIRECT_URL;
-  if (!url) return async () => undefined;
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: url });
-  client.on('error', () => undefined);
-  await client.connect();
-  client.on('notification', onNotify);
-  await client.query(`LISTEN ${OPERATIONS_CHANNEL}`);
-  return async () => {
-    await client.end();
-  };
 }
 
 /** The job's actor: the key that queued it, acting with the scopes its kind needs. */

@@ -57,13 +57,15 @@ describe('declared errors reach every generated surface', () => {
     expect(conflict).toContain('<code>getWebhook</code>');
   });
 
-  it('derives the pipeline\'s own errors from the traits: auth 401/429, scope 403, tenant path 404, body 413/415, idempotency 400/409/422', () => {
+  it('derives the pipeline\'s own errors from the traits: auth 401/429, scope 403, tenant path 404, body 413/415, idempotency 400/409/422, database 503', () => {
     const create = registry.byId('createWebhook')!;
     expect(pipelineErrors(create).sort()).toEqual(
-      ['VALIDATION_ERROR', 'UNAUTHENTICATED', 'RATE_LIMITED', 'INSUFFICIENT_SCOPE', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'IDEMPOTENCY_KEY_REQUIRED', 'IDEMPOTENCY_IN_PROGRESS', 'IDEMPOTENCY_KEY_REUSED', 'INTERNAL_ERROR'].sort(),
+      ['VALIDATION_ERROR', 'UNAUTHENTICATED', 'RATE_LIMITED', 'INSUFFICIENT_SCOPE', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'IDEMPOTENCY_KEY_REQUIRED', 'IDEMPOTENCY_IN_PROGRESS', 'IDEMPOTENCY_KEY_REUSED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'].sort(),
     );
     const health = registry.byId('getHealth')!;
-    expect(pipelineErrors(health)).toEqual(['VALIDATION_ERROR', 'INTERNAL_ERROR']);
+    expect(pipelineErrors(health)).toEqual(['VALIDATION_ERROR', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
+    // A public operation that never touches the database cannot find it unavailable.
+    expect(pipelineErrors(registry.byId('listEventTypes')!)).toEqual(['VALIDATION_ERROR', 'INTERNAL_ERROR']);
     // Ordered by status, each code once even when declared and derived.
     const statuses = errorsOf({ ...create, errors: ['NOT_FOUND', 'CONFLICT'] }).map((code) => ERROR_CATALOG[code].status);
     expect(statuses).toEqual([...statuses].sort((a, b) => a - b));

@@ -202,7 +202,7 @@ describe.each(DB_TARGETS)('a delivery loop that cannot start (%s)', (target) => 
         database: h.t.services.database.pglite
           ? { ...h.t.services.database, pglite: new Proxy(h.t.services.database.pglite, { get: (target, p) => (p === 'listen' ? () => Promise.reject(new Error('LISTEN refused')) : Reflect.get(target, p)) }) }
           : h.t.services.database,
-        config: { ...h.t.services.config, ...(h.t.services.config.DATABASE_URL && { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' }) },
+        config: { ...h.t.services.config, ...(h.t.services.config.DATABASE_URL && { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere', DATABASE_DIRECT_URL: 'postgres://postgres@127.0.0.1:1/nowhere' }) },
       };
       const hook = await h.createWebhook(receiver.url('/polled'));
       const worker = startWorker(refusing, { sender: h.sender, idlePollMs: 20, batchSize: 10, lanes: 1 });

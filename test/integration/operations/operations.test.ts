@@ -9,6 +9,7 @@ import { createOperationRunner, type Job } from '../../../domain/operations/runn
 import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds/index.ts';
 import { eventEnvelopeSchemaFor } from '../../../domain/kernel/events.ts';
 import { sqlState } from '../../../domain/db/errors.ts';
+import { openDatabase } from '../../../domain/db/client.ts';
 
 const NOW = new Date('2027-01-15T10:00:00.000Z');
 
@@ -160,6 +161,48 @@ describe.each(DB_TARGETS)('operations through HTTP (%s)', (target) => {
     expect(await runner().runOnce()).toBe(true);
     const done = (await b.send('GET', `/operations/${queued.id}`)).body.data;
     expect(done).toMatchObject({ status: 'succeeded', attempts: 2 });
+  });
+
+  it('leaves an operation the database dropped mid-run to its lease, never failing it; the next claim finishes it', async () => {
+    const years = (await b.send('GET', '/fiscal-years')).body.data.fiscal_years;
+    const queued = await t.services.database.prisma.operation.create({
+      data: { companyId: tenant.companyId, kind: 'close_fiscal_year', input: { fiscal_year_id: years[0].id } },
+    });
+    // A real driver error of a database that is not there (nothing listens on port 1), as a restart gives.
+    const gone = await openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/gone', anonDatabaseUrl: 'postgres://postgres@127.0.0.1:1/gone', dataDir: 'memory' });
+    const refused = await gone.sql.query('SELECT 1').then(() => null, (error: unknown) => error);
+    await gone.close();
+    expect(refused).toMatchObject({ code: 'ECONNREFUSED' });
+    const interrupted = createOperationRunner(t.services, {
+      kinds: {
+        close_fiscal_year: {
+          scopes: [],
+          handler: async (job: Job) => {
+            await job.checkpointIn(job.ctx, 10, 'started', { step: 1 });
+            throw refused;
+          },
+        },
+      },
+    });
+    expect(await interrupted.runOnce()).toBe(true);
+    expect((await b.send('GET', `/operations/${queued.id}`)).body.data).toMatchObject({ status: 'running', attempts: 1, error: null });
+    // Its lease runs out (moved back in SQL rather than waited for), and a runner resumes it.
+    await t.services.database.prisma.$executeRawUnsafe(`UPDATE operations SET lease_expires_at = now() - interval '1 second' WHERE id = '${queued.id}'`);
+    let resumedFrom: unknown;
+    const next = createOperationRunner(t.services, {
+      kinds: {
+        close_fiscal_year: {
+          scopes: [],
+          handler: async (job: Job) => {
+            resumedFrom = job.checkpoint;
+            return {};
+          },
+        },
+      },
+    });
+    expect(await next.runOnce()).toBe(true);
+    expect(resumedFrom).toEqual({ step: 1 });
+    expect((await b.send('GET', `/operations/${queued.id}`)).body.data).toMatchObject({ status: 'succeeded', attempts: 2 });
   });
 
   it('fails an operation with the catalogue code when its work is refused', async () => {
