@@ -1,5 +1,15 @@
 // autocannon 8 ships no types; the part of its API the benchmarks use.
 declare module 'autocannon' {
+  /** The request autocannon is about to build; setupRequest returns it changed. */
+  interface RequestParams {
+    method: string;
+    path: string;
+    headers: Record<string, string>;
+    body?: string | Buffer;
+  }
+  interface Request {
+    setupRequest?: (request: RequestParams, context: Record<string, unknown>) => RequestParams;
+  }
   interface Options {
     url: string;
     method?: string;
@@ -7,6 +17,8 @@ declare module 'autocannon' {
     body?: string;
     connections?: number;
     duration?: number;
+    /** Each connection cycles through these; a setupRequest runs before every request it builds. */
+    requests?: Request[];
   }
   interface Histogram {
     average: number;
@@ -16,6 +28,7 @@ declare module 'autocannon' {
   interface Result {
     requests: Histogram;
     latency: Histogram;
+    '2xx': number;
     non2xx: number;
     errors: number;
     timeouts: number;
