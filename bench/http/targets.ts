@@ -7,7 +7,8 @@
  * - `chain`: our whole app (routing, admission-free public pipeline, validation, output check,
  *   envelope) on an operation that touches no database;
  * - `raw-pg` / `raw-pglite`: a minimal Hono handler doing the read's work with the raw driver
- *   (find the key by digest, list the caller's companies; no rate limit, no validation);
+ *   (find the key by digest, list the caller's companies; no rate limit, no validation); the same
+ *   for one journal entry (entryPath, the app's own entry SQL);
  * - `raw-pg-counted`: the same plus the exact rate-limit count in the key lookup's statement, to
  *   show what counting every request costs the database by itself;
  * - `app-pg` / `app-pglite`: the real app (REST and MCP) with a real key.
@@ -18,6 +19,7 @@ import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import { z } from 'zod';
 import { API_VERSION } from '../../domain/kernel/version.ts';
+import { ENTRY_SELECT, type EntryRow } from '../../domain/ledger/entries.ts';
 import type { Services } from '../../domain/kernel/context.ts';
 import { buildRegistry } from '../../registry/build-registry.ts';
 import { defineOperation } from '../../registry/define-operation.ts';
@@ -29,6 +31,8 @@ import { wrappedJson } from '../../registry/http/security-headers.ts';
 
 export const READ_PATH = `${API_PREFIX}/companies`;
 export const CHAIN_PATH = `${API_PREFIX}/bench/ping`;
+export const entryPath = (companyId: string, entryId: string): string => `${API_PREFIX}/companies/${companyId}/journal-entries/${entryId}`;
+const ENTRY_ROUTE = entryPath(':companyId', ':entryId');
 
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 
@@ -45,6 +49,36 @@ const COUNTED_KEY_SQL = `
   WITH k AS (SELECT id, user_id, company_id, mode FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL),
        c AS (UPDATE rate_limit_counters SET count = count + 1 WHERE api_key_id = (SELECT id FROM k) RETURNING count)
   SELECT k.*, c.count FROM k LEFT JOIN c ON true`;
+
+/** admit_request's tenancy: the user is a member, the company is not archived and in the key's mode, the key is not bound elsewhere. */
+const MEMBER_OF = (user: string, company: string, live: string, keyCompany: string) => `
+  (${keyCompany}::uuid IS NULL OR ${keyCompany}::uuid = ${company}::uuid) AND EXISTS (
+    SELECT 1 FROM memberships m JOIN companies co ON co.id = m.company_id
+     WHERE m.user_id = ${user}::uuid AND m.company_id = ${company}::uuid AND co.archived_at IS NULL AND co.livemode = ${live})`;
+
+/** The app's entry statement (no parameters of its own), restricted to a company the caller may read. */
+const ENTRY_SQL = `${ENTRY_SELECT.text} WHERE e.company_id = $1::uuid AND e.id = $2::uuid AND ${MEMBER_OF('$3', '$1', '$4', '$5')}`;
+
+/** The entry as the API shows it, mapped by hand (the app also validates it against its schema). */
+const entryJson = (row: EntryRow) => ({
+  id: row.id,
+  company_id: row.company_id,
+  series: row.series,
+  number: row.number,
+  voucher: row.number === null ? null : `${row.series}${row.number}`,
+  date: row.date,
+  description: row.description,
+  status: row.status === 'committed' && row.reversed_by_id ? 'reversed' : row.status,
+  currency: row.currency,
+  fiscal_year_id: row.fiscal_year_id,
+  period_id: row.period_id,
+  total: row.lines.reduce((sum, line) => sum + Number(line.debit), 0),
+  lines: row.lines.map((line) => ({ ...line, debit: Number(line.debit), credit: Number(line.credit) })),
+  reverses_id: row.reverses_id,
+  reversed_by_id: row.reversed_by_id,
+  committed_at: row.committed_at?.toISOString() ?? null,
+  created_at: row.created_at.toISOString(),
+});
 
 interface KeyRow {
   id: string;
@@ -93,6 +127,15 @@ function rawApp(query: Query, keySql = KEY_SQL): Hono {
       },
       meta: { request_id: `req_${(n++).toString(36)}`, api_version: API_VERSION, pagination: { has_more: false, next_cursor: null } },
     });
+  });
+  app.get(ENTRY_ROUTE, async (c) => {
+    const token = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
+    if (!token) return c.json({ error: 'unauthenticated' }, 401);
+    const [key] = await query<KeyRow>(keySql, [createHash('sha256').update(token).digest('hex')]);
+    if (!key) return c.json({ error: 'unauthenticated' }, 401);
+    const [row] = await query<EntryRow>(ENTRY_SQL, [c.req.param('companyId'), c.req.param('entryId'), key.user_id, key.mode === 'live', key.company_id]);
+    if (!row) return c.json({ error: 'not_found' }, 404);
+    return c.json({ data: entryJson(row), meta: { request_id: `req_${(n++).toString(36)}`, api_version: API_VERSION } });
   });
   return app;
 }
