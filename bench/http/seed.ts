@@ -1,9 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { Db } from '../../domain/db/client.ts';
 import { createApiKey } from '../../domain/apikeys/keys.ts';
 import { SCOPES } from '../../domain/kernel/scopes.ts';
+import type { EventType } from '../../domain/kernel/events.ts';
 import { createCompany, createMembership, createUser } from '../../domain/users/admin.ts';
 import type { AppEnv } from '../../registry/http/app-env.ts';
+import { call } from '../../test/helpers/http.ts';
 import { books, OFFICE_SUPPLIES } from '../../test/helpers/ledger.ts';
 
 // High enough that the benchmark never meets a 429: every request still counts in the window.
@@ -40,4 +43,47 @@ export async function seedFiscalYear(app: Hono<AppEnv>, key: string, companyId: 
 export async function seedCommittedEntry(app: Hono<AppEnv>, key: string, companyId: string): Promise<string> {
   const entry = (await books(app, key, companyId).book('2026-03-15', OFFICE_SUPPLIES)) as { id: string };
   return entry.id;
+}
+
+/** `count` webhooks on `eventType` through the API (no receiver: nothing is ever delivered). */
+export async function seedWebhooks(app: Hono<AppEnv>, key: string, companyId: string, eventType: EventType, count: number): Promise<void> {
+  for (let i = 1; i <= count; i++) {
+    const created = await call(app, 'POST', `/api/v1/companies/${companyId}/webhooks`, {
+      key,
+      body: { event_type: eventType, webhook_url: `https://hooks.example.com/bench-${i}`, name: `bench ${i}` },
+      headers: { 'idempotency-key': randomUUID() },
+    });
+    if (created.status !== 201) throw new Error(`webhook refused: ${created.text}`);
+  }
+}
+
+/**
+ * `count` drafts that pass every commit rule, set-based (the API would take minutes for 100,000):
+ * OFFICE_SUPPLIES' three balanced lines on active starter-chart accounts, dated across BENCH_YEAR
+ * (every period open). Returns their ids.
+ */
+export async function seedDrafts(db: Db, companyId: string, count: number, label: string): Promise<string[]> {
+  const numbers = OFFICE_SUPPLIES.map((line) => line.account);
+  const debits = OFFICE_SUPPLIES.map((line) => line.debit ?? 0);
+  const credits = OFFICE_SUPPLIES.map((line) => line.credit ?? 0);
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    WITH lines AS (
+      SELECT l.line_no, a.id AS account_id, l.debit, l.credit
+        FROM unnest(${numbers}::text[], ${debits}::bigint[], ${credits}::bigint[]) WITH ORDINALITY AS l(number, debit, credit, line_no)
+        JOIN accounts a ON a.company_id = ${companyId}::uuid AND a.number = l.number AND a.active
+    ),
+    entries AS (
+      INSERT INTO journal_entries (company_id, series, date, description)
+      SELECT ${companyId}::uuid, 'A', ${BENCH_YEAR.start}::date + (g % ${BENCH_YEAR.days}), ${label} || ' ' || g
+        FROM generate_series(1, ${count}::int) AS g
+      RETURNING id
+    ),
+    inserted AS (
+      INSERT INTO journal_lines (company_id, entry_id, line_no, account_id, debit, credit)
+      SELECT ${companyId}::uuid, e.id, l.line_no, l.account_id, l.debit, l.credit FROM entries e CROSS JOIN lines l
+      RETURNING 1
+    )
+    SELECT id FROM entries WHERE (SELECT count(*) FROM inserted) = ${numbers.length}::int * ${count}::int`;
+  if (rows.length !== count) throw new Error(`seeding drafts: expected ${count}, got ${rows.length} (an account missing from the chart?)`);
+  return rows.map((row) => row.id);
 }
