@@ -5,6 +5,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { cpus } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -207,7 +208,7 @@ export function report(samples: Map<string, Sample[]>, ratios: { name: string; o
 
 export function print(title: string, result: { targets: TargetReport[]; ratios: RatioReport[] }): void {
   const fmt = (s: Summary, digits = 0) => `${s.median.toFixed(digits).padStart(7)} (${s.min.toFixed(digits)}-${s.max.toFixed(digits)})`;
-  console.log(`\n${title}: ${ROUNDS} paired rounds of ${DURATION_S} s, ${CONNECTIONS} connections; server on CPU ${SERVER_CPU}, load on CPU ${LOAD_CPU}`);
+  console.log(`\n${title}: ${ROUNDS} paired rounds of ${DURATION_S} s, ${CONNECTIONS} connections; ${cpus().length} cores, server on CPU ${SERVER_CPU}, load on CPU ${LOAD_CPU}`);
   console.log(`  ${'target'.padEnd(34)} ${'req/s median (min-max)'.padEnd(26)} ${'p99 ms median (min-max)'.padEnd(26)} server CPU µs/request`);
   for (const t of result.targets) {
     const non2xx = t.non2xx > 0 ? `   NON-2XX: ${t.non2xx} (not counted)` : '';
@@ -233,7 +234,7 @@ export function writeResult(name: string, result: unknown): void {
   }
   all[name] = {
     at: new Date().toISOString(),
-    settings: { rounds: ROUNDS, durationSeconds: DURATION_S, connections: CONNECTIONS, serverCpu: SERVER_CPU, loadCpu: LOAD_CPU },
+    settings: { rounds: ROUNDS, durationSeconds: DURATION_S, connections: CONNECTIONS, cores: cpus().length, serverCpu: SERVER_CPU, loadCpu: LOAD_CPU },
     ...(result as object),
   };
   writeFileSync(RESULTS, `${JSON.stringify(all, null, 2)}\n`);
