@@ -8,8 +8,8 @@
  *   envelope) on an operation that touches no database;
  * - `raw-pg` / `raw-pglite`: a minimal Hono handler doing the read's work with the raw driver
  *   (find the key by digest, list the caller's companies; no rate limit, no validation); the same
- *   for one journal entry (ENTRY_PATH, the app's own entry SQL) and, on `pg`, a journal entry
- *   commit with its event and deliveries in one transaction (COMMIT_PATH);
+ *   for one journal entry (entryPath, the app's own entry SQL) and, on `pg`, a journal entry
+ *   commit with its event and deliveries in one transaction (commitPath);
  * - `raw-pg-counted`: the same plus the exact rate-limit count in the key lookup's statement, to
  *   show what counting every request costs the database by itself;
  * - `app-pg` / `app-pglite`: the real app (REST and MCP) with a real key.
