@@ -3,30 +3,16 @@
  * Streamable HTTP, against one app server, in paired rounds on pinned cores.
  */
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
-import { createServices } from '../domain/bootstrap.ts';
-import { loadConfig } from '../domain/kernel/config.ts';
-import { createLogger } from '../domain/kernel/logger.ts';
-import { createPostgresDatabase, TEST_ENCRYPTION_KEY } from '../test/helpers/db.ts';
-import { LOAD_CPU, pairedRounds, pin, print, report, startServer, writeResult, type Server } from './http/load.ts';
-import { seedBenchTenant } from './http/seed.ts';
+import { pairedRounds, print, report, writeResult, type Server } from './http/load.ts';
+import { openBenchSession } from './http/session.ts';
 import { READ_PATH } from './http/targets.ts';
 
-const db = await createPostgresDatabase();
-const servers: Server[] = [];
+const bench = await openBenchSession();
 try {
-  const services = await createServices(
-    loadConfig({ DATABASE_URL: db.url, DATABASE_ANON_URL: db.anonUrl, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, LOG_LEVEL: 'warn' }),
-    { logger: createLogger('warn') },
-  );
-  const { key } = await seedBenchTenant(services.database.prisma);
-  await services.database.close();
-  pin(process.pid, LOAD_CPU);
-
-  const env = { BENCH_DATABASE_URL: db.url, BENCH_DATABASE_ANON_URL: db.anonUrl };
-  const app = await startServer('app-pg', env);
-  servers.push(app);
-  const pglite = await startServer('app-pglite', env);
-  servers.push(pglite);
+  const { key } = bench;
+  await bench.ready();
+  const app = await bench.start('app-pg');
+  const pglite = await bench.start('app-pglite');
   const rest = (server: Server, name: string, bearer: string) => ({
     name,
     server,
@@ -60,6 +46,5 @@ try {
   writeResult('mcp', result);
   if (result.ratios.some((r) => r.met === false)) process.exitCode = 1;
 } finally {
-  for (const server of servers) server.stop();
-  await db.drop();
+  await bench.close();
 }

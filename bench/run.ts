@@ -1,5 +1,5 @@
-// npm run bench [dispatcher|claim|rest|mcp|report]: each prints ratios against baselines measured in the same
-// run; no argument runs them all. Never part of `npm test`.
+// npm run bench [dispatcher|claim|rest|mcp|commit|report]: each prints ratios against baselines measured in the
+// same run; no argument runs them all. Never part of `npm test`.
 // Needs PostgreSQL: TEST_DATABASE_URL (default: the machine's postgres://postgres@127.0.0.1:5432/test).
 process.env.TEST_DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -9,6 +9,8 @@ const BENCHMARKS = {
   claim: () => import('./claim.ts').then((claim) => claim.measureClaim()),
   rest: () => import('./rest.ts'),
   mcp: () => import('./mcp.ts'),
+  // Journal entry commits with fan-out to 3 webhooks beside a raw-SQL transaction writing the same rows.
+  commit: () => import('./commit.ts'),
   report: () => import('./report.ts'),
 } as const;
 type Name = keyof typeof BENCHMARKS;

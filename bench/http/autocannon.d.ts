@@ -1,5 +1,19 @@
 // autocannon 8 ships no types; the part of its API the benchmarks use.
 declare module 'autocannon' {
+  /** The request autocannon is about to build; setupRequest returns it changed. */
+  interface RequestParams {
+    method: string;
+    path: string;
+    headers: Record<string, string>;
+    body?: string | Buffer;
+  }
+  interface Request {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    setupRequest?: (request: RequestParams, context: Record<string, unknown>) => RequestParams;
+  }
   interface Options {
     url: string;
     method?: string;
@@ -9,15 +23,8 @@ declare module 'autocannon' {
     duration?: number;
     /** Requests per second across all connections. */
     overallRate?: number;
-    /** Sent in turn on each connection; setupRequest may change a request before it is sent. */
-    requests?: RequestSpec[];
-  }
-  interface RequestSpec {
-    method?: string;
-    path?: string;
-    headers?: Record<string, string>;
-    body?: string;
-    setupRequest?: (request: RequestSpec) => RequestSpec;
+    /** Each connection cycles through these; a setupRequest runs before every request it builds. */
+    requests?: Request[];
   }
   interface Histogram {
     average: number;
@@ -27,6 +34,7 @@ declare module 'autocannon' {
   interface Result {
     requests: Histogram;
     latency: Histogram;
+    '2xx': number;
     non2xx: number;
     errors: number;
     timeouts: number;

@@ -5,6 +5,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { cpus } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +16,7 @@ export const LOAD_CPU = 1;
 export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 3);
+export const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 3);
 
 /** Pins every thread of a process to one CPU; false when taskset is missing (then unpinned). */
 export function pin(pid: number, cpu: number): boolean {
@@ -32,14 +33,17 @@ export interface Server {
   pid: number;
   port: number;
   key?: string;
-  stop(): void;
+  /** SIGTERM; resolves once the process has exited (so its connections are gone). */
+  stop(): Promise<void>;
 }
 
 const SERVER_PROCESS = join(dirname(fileURLToPath(import.meta.url)), 'server-process.ts');
 
 /** Starts one target (see targets.ts) in its own process, pinned to the server core. */
 export async function startServer(target: string, env: Record<string, string> = {}): Promise<Server> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', SERVER_PROCESS, target], {
+  // BENCH_CPU_PROF=<dir>: every server writes a V8 CPU profile there when it exits (not allowed in NODE_OPTIONS).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', SERVER_PROCESS, target], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...env, NODE_ENV: process.env.NODE_ENV ?? 'development' },
   });
@@ -52,7 +56,16 @@ export async function startServer(target: string, env: Record<string, string> = 
   // Threads started after the first pin (e.g. a worker pool) are pinned too.
   pin(child.pid!, SERVER_CPU);
   const info = JSON.parse(buffered.split('\n')[0]!) as { port: number; key?: string };
-  return { target, pid: child.pid!, ...info, stop: () => child.kill('SIGTERM') };
+  const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, 'exit').then(() => undefined);
+  return {
+    target,
+    pid: child.pid!,
+    ...info,
+    stop: () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
 }
 
 export interface LoadSpec {
@@ -63,12 +76,27 @@ export interface LoadSpec {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
+  /**
+   * A fresh path for every request (e.g. the next draft to commit), instead of `url`'s; `url`
+   * still names the host and port.
+   */
+  path?: () => string;
+  /**
+   * Non-2xx answers are reported in the sample instead of failing the run (they never count as
+   * throughput either way).
+   */
+  tolerateNon2xx?: boolean;
+  /** Called after every run of this target; throws to stop the benchmark (e.g. its fixtures ran out). */
+  afterRun?: () => void;
 }
 
 export interface Sample {
+  /** 2xx answers per second: anything else is not throughput. */
   requestsPerSecond: number;
+  /** Answers other than 2xx (always 0 unless the target tolerates them). */
+  non2xx: number;
   p99Ms: number;
-  /** The server process's CPU time (user + system) per answered request. */
+  /** The server process's CPU time (user + system) per 2xx answer. */
   cpuMicrosPerRequest: number;
 }
 
@@ -86,18 +114,22 @@ function cpuMicros(pid: number): number {
 
 async function fire(spec: LoadSpec, seconds: number): Promise<Sample> {
   const cpuBefore = cpuMicros(spec.server.pid);
+  const next = spec.path;
   const result = await autocannon({
     url: spec.url,
     method: spec.method ?? 'GET',
     headers: spec.headers ?? {},
     ...(spec.body !== undefined && { body: spec.body }),
+    ...(next && { requests: [{ setupRequest: (request) => ({ ...request, path: next() }) }] }),
     connections: CONNECTIONS,
     duration: seconds,
   });
-  const failed = result.non2xx + result.errors + result.timeouts;
+  spec.afterRun?.();
+  const failed = result.errors + result.timeouts + (spec.tolerateNon2xx ? 0 : result.non2xx);
   if (failed > 0) throw new Error(`${spec.name}: ${failed} of ${result.requests.total} requests failed (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`);
+  const ok = result['2xx'];
   const cpu = cpuMicros(spec.server.pid) - cpuBefore;
-  return { requestsPerSecond: result.requests.total / seconds, p99Ms: result.latency.p99, cpuMicrosPerRequest: cpu / result.requests.total };
+  return { requestsPerSecond: ok / seconds, non2xx: result.non2xx, p99Ms: result.latency.p99, cpuMicrosPerRequest: cpu / ok };
 }
 
 /** Warms every target, then runs ROUNDS rounds; returns each target's samples in round order. */
@@ -112,8 +144,9 @@ export async function pairedRounds(all: LoadSpec[]): Promise<Map<string, Sample[
     for (const spec of order) {
       const sample = await fire(spec, DURATION_S);
       samples.get(spec.name)!.push(sample);
+      const non2xx = sample.non2xx > 0 ? `, ${sample.non2xx} non-2xx` : '';
       process.stderr.write(
-        `  round ${round + 1}/${ROUNDS} ${spec.name}: ${sample.requestsPerSecond.toFixed(0)} req/s, p99 ${sample.p99Ms} ms, ${sample.cpuMicrosPerRequest.toFixed(0)} µs CPU/request\n`,
+        `  round ${round + 1}/${ROUNDS} ${spec.name}: ${sample.requestsPerSecond.toFixed(0)} req/s, p99 ${sample.p99Ms} ms, ${sample.cpuMicrosPerRequest.toFixed(0)} µs CPU/request${non2xx}\n`,
       );
     }
   }
@@ -139,6 +172,8 @@ export interface TargetReport {
   requestsPerSecond: Summary;
   p99Ms: Summary;
   cpuMicrosPerRequest: Summary;
+  /** Non-2xx answers over every round. */
+  non2xx: number;
 }
 export interface RatioReport {
   name: string;
@@ -158,6 +193,7 @@ export function report(samples: Map<string, Sample[]>, ratios: { name: string; o
     requestsPerSecond: summarise(list.map((s) => s.requestsPerSecond)),
     p99Ms: summarise(list.map((s) => s.p99Ms)),
     cpuMicrosPerRequest: summarise(list.map((s) => s.cpuMicrosPerRequest)),
+    non2xx: list.reduce((sum, s) => sum + s.non2xx, 0),
   }));
   const ratioReports = ratios.filter(({ of, over }) => samples.has(of) && samples.has(over)).map(({ name, of, over, goal }) => {
     const a = samples.get(of)!;
@@ -172,10 +208,11 @@ export function report(samples: Map<string, Sample[]>, ratios: { name: string; o
 
 export function print(title: string, result: { targets: TargetReport[]; ratios: RatioReport[] }): void {
   const fmt = (s: Summary, digits = 0) => `${s.median.toFixed(digits).padStart(7)} (${s.min.toFixed(digits)}-${s.max.toFixed(digits)})`;
-  console.log(`\n${title}: ${ROUNDS} paired rounds of ${DURATION_S} s, ${CONNECTIONS} connections; server on CPU ${SERVER_CPU}, load on CPU ${LOAD_CPU}`);
+  console.log(`\n${title}: ${ROUNDS} paired rounds of ${DURATION_S} s, ${CONNECTIONS} connections; ${cpus().length} cores, server on CPU ${SERVER_CPU}, load on CPU ${LOAD_CPU}`);
   console.log(`  ${'target'.padEnd(34)} ${'req/s median (min-max)'.padEnd(26)} ${'p99 ms median (min-max)'.padEnd(26)} server CPU µs/request`);
   for (const t of result.targets) {
-    console.log(`  ${t.name.padEnd(34)} ${fmt(t.requestsPerSecond).padEnd(26)} ${fmt(t.p99Ms, 1).padEnd(26)} ${fmt(t.cpuMicrosPerRequest)}`);
+    const non2xx = t.non2xx > 0 ? `   NON-2XX: ${t.non2xx} (not counted)` : '';
+    console.log(`  ${t.name.padEnd(34)} ${fmt(t.requestsPerSecond).padEnd(26)} ${fmt(t.p99Ms, 1).padEnd(26)} ${fmt(t.cpuMicrosPerRequest)}${non2xx}`);
   }
   for (const r of result.ratios) {
     const range = (s: Summary) => `${s.median.toFixed(2)} (${s.min.toFixed(2)}-${s.max.toFixed(2)})`;
@@ -197,7 +234,7 @@ export function writeResult(name: string, result: unknown): void {
   }
   all[name] = {
     at: new Date().toISOString(),
-    settings: { rounds: ROUNDS, durationSeconds: DURATION_S, connections: CONNECTIONS, serverCpu: SERVER_CPU, loadCpu: LOAD_CPU },
+    settings: { rounds: ROUNDS, durationSeconds: DURATION_S, connections: CONNECTIONS, cores: cpus().length, serverCpu: SERVER_CPU, loadCpu: LOAD_CPU },
     ...(result as object),
   };
   writeFileSync(RESULTS, `${JSON.stringify(all, null, 2)}\n`);

@@ -9,9 +9,10 @@ import { JournalEntry, toSqlDate, type JournalEntryCreateBody, type JournalEntry
 
 /**
  * One statement reads an entry whole: the row, its lines with account numbers and names, and
- * the reversal pointing at it. Used for get, list and every event payload, so they agree.
+ * the reversal pointing at it. Used for get, list and every event payload, so they agree
+ * (exported for the benchmarks' raw baselines, which must read the same way).
  */
-const ENTRY_SELECT = Prisma.sql`
+export const ENTRY_SELECT = Prisma.sql`
   SELECT e.id, e.company_id, e.series, e.number, e.date::text AS date, e.description, e.status, e.currency,
          e.fiscal_year_id, e.period_id, e.reverses_id, e.committed_at, e.created_at,
          ${Prisma.raw(keysetTimestampSql('e.created_at'))} AS created_key,
@@ -23,7 +24,7 @@ const ENTRY_SELECT = Prisma.sql`
                     WHERE l.company_id = e.company_id AND l.entry_id = e.id), '[]'::json) AS lines
     FROM journal_entries e`;
 
-interface EntryRow {
+export interface EntryRow {
   id: string;
   company_id: string;
   series: string;
