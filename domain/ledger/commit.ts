@@ -75,22 +75,20 @@ async function commitLocked(ctx: OperationContext, companyId: string, entry: Loc
       details: [{ path: 'date', message: `${entry.date} lies in a locked period.` }],
     });
   }
-  const [counter] = await ctx.db.$queryRaw<{ last_number: number }[]>`
-    INSERT INTO journal_series_counters (company_id, fiscal_year_id, series, last_number)
-    VALUES (${companyId}::uuid, ${place.fiscalYearId}::uuid, ${entry.series}, 1)
-    ON CONFLICT (company_id, fiscal_year_id, series)
-    DO UPDATE SET last_number = journal_series_counters.last_number + 1
-    RETURNING last_number`;
-  await ctx.db.journalEntry.update({
-    where: { id: entry.id },
-    data: {
-      status: 'committed',
-      number: (counter as { last_number: number }).last_number,
-      fiscalYearId: place.fiscalYearId,
-      periodId: place.periodId,
-      committedAt: ctx.services.now(),
-    },
-  });
+  // Taking the number and marking the entry committed are one statement: the counter row stays
+  // locked until COMMIT and every commit of the series waits on it, so each round trip saved
+  // inside that window is throughput (bench commit: three of four commits were waiting on it).
+  await ctx.db.$executeRaw`
+    WITH next AS (
+      INSERT INTO journal_series_counters (company_id, fiscal_year_id, series, last_number)
+      VALUES (${companyId}::uuid, ${place.fiscalYearId}::uuid, ${entry.series}, 1)
+      ON CONFLICT (company_id, fiscal_year_id, series)
+      DO UPDATE SET last_number = journal_series_counters.last_number + 1
+      RETURNING last_number)
+    UPDATE journal_entries
+       SET status = 'committed', number = (SELECT last_number FROM next), fiscal_year_id = ${place.fiscalYearId}::uuid,
+           period_id = ${place.periodId}::uuid, committed_at = ${ctx.services.now()}
+     WHERE company_id = ${companyId}::uuid AND id = ${entry.id}::uuid`;
 }
 
 export async function commitJournalEntry(ctx: OperationContext, companyId: string, entryId: string): Promise<JournalEntry> {

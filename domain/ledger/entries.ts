@@ -1,6 +1,6 @@
 import { PrismaSql as Prisma } from '../db/client.ts';
 import type { OperationContext } from '../kernel/context.ts';
-import { requireActor, requireScope, withTransaction } from '../kernel/context.ts';
+import { readRows, requireActor, requireScope, withTransaction } from '../kernel/context.ts';
 import { DomainError, type ErrorDetail } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery, keysetPage } from '../kernel/pagination.ts';
@@ -67,9 +67,17 @@ function toEntry(row: EntryRow): JournalEntry {
 
 export const entryNotFound = (): DomainError => new DomainError('NOT_FOUND', { message: 'No such journal entry in this company.' });
 
-/** The entry as the API shows it, or null. */
+const ENTRY_BY_ID = `${ENTRY_SELECT.text} WHERE e.company_id = $1::uuid AND e.id = $2::uuid`;
+
+/**
+ * The entry as the API shows it, or null. A read outside a transaction (a GET) goes through the
+ * bare driver's prepared statement, as the companies list does: Prisma's $queryRaw cost the entry
+ * read about 40 % of its CPU (bench rest: 0.65 → 1.18 of the raw baseline).
+ */
 export async function readEntry(ctx: OperationContext, companyId: string, entryId: string): Promise<JournalEntry | null> {
-  const [row] = await ctx.db.$queryRaw<EntryRow[]>`${ENTRY_SELECT} WHERE e.company_id = ${companyId}::uuid AND e.id = ${entryId}::uuid`;
+  const [row] = ctx.inTransaction
+    ? await ctx.db.$queryRaw<EntryRow[]>`${ENTRY_SELECT} WHERE e.company_id = ${companyId}::uuid AND e.id = ${entryId}::uuid`
+    : await readRows<EntryRow>(ctx, ENTRY_BY_ID, [companyId, entryId]);
   return row ? toEntry(row) : null;
 }
 
