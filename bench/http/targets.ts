@@ -21,7 +21,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { z } from 'zod';
 import { API_VERSION } from '../../domain/kernel/version.ts';
 import { buildEventPayload, DELIVERY_CHANNEL } from '../../domain/events/emit.ts';
-import { ENTRY_SELECT, type EntryRow } from '../../domain/ledger/entries.ts';
+import { ENTRY_SELECT, entryFields, type EntryRow } from '../../domain/ledger/entries.ts';
 import type { Services } from '../../domain/kernel/context.ts';
 import { buildRegistry } from '../../registry/build-registry.ts';
 import { defineOperation } from '../../registry/define-operation.ts';
@@ -63,26 +63,8 @@ const MEMBER_OF = (user: string, company: string, live: string, keyCompany: stri
 /** The app's entry statement (no parameters of its own), restricted to a company the caller may read. */
 const ENTRY_SQL = `${ENTRY_SELECT.text} WHERE e.company_id = $1::uuid AND e.id = $2::uuid AND ${MEMBER_OF('$3', '$1', '$4', '$5')}`;
 
-/** The entry as the API shows it, mapped by hand (the app also validates it against its schema). */
-const entryJson = (row: EntryRow) => ({
-  id: row.id,
-  company_id: row.company_id,
-  series: row.series,
-  number: row.number,
-  voucher: row.number === null ? null : `${row.series}${row.number}`,
-  date: row.date,
-  description: row.description,
-  status: row.status === 'committed' && row.reversed_by_id ? 'reversed' : row.status,
-  currency: row.currency,
-  fiscal_year_id: row.fiscal_year_id,
-  period_id: row.period_id,
-  total: row.lines.reduce((sum, line) => sum + Number(line.debit), 0),
-  lines: row.lines.map((line) => ({ ...line, debit: Number(line.debit), credit: Number(line.credit) })),
-  reverses_id: row.reverses_id,
-  reversed_by_id: row.reversed_by_id,
-  committed_at: row.committed_at?.toISOString() ?? null,
-  created_at: row.created_at.toISOString(),
-});
+/** The entry as the API shows it (the app also validates it against its schema; the baseline does not). */
+const entryJson = entryFields;
 
 interface KeyRow {
   id: string;
