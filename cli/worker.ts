@@ -3,7 +3,7 @@ import { startWorker } from '../dispatcher/worker.ts';
 import { startOperationRunner } from '../domain/operations/start.ts';
 import { configFromEnvironment, startupStep } from './load-config.ts';
 import { metricsFor, serveMetrics } from './serve-metrics.ts';
-import { closeServer } from './shutdown.ts';
+import { CLOSE_MARGIN_MS, closeServer, settlesWithin } from './shutdown.ts';
 
 const config = configFromEnvironment();
 if (config.embedded) {
@@ -23,11 +23,19 @@ const shutdown = (signal: NodeJS.Signals): void => {
   services.logger.info({ event: 'stopping', signal }, `worker stopping (${signal}): finishing the batches in flight`);
   // A scrape still in flight past the grace period is cut: the delivery loop decides when we stop.
   const cutScrapes = setTimeout(() => metricsServer?.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
-  void Promise.all([worker.stop(), operations.stop(), metricsServer && closeServer(metricsServer)])
-    .then(() => services.database.close())
-    .finally(() => {
+  // Bounded like npm start's: a long operation still running after the grace period is left to
+  // its lease and resumes from its last checkpoint; unsent claimed rows are recovered as stuck.
+  void settlesWithin(Promise.all([worker.stop(), operations.stop(), metricsServer && closeServer(metricsServer)]), config.SHUTDOWN_GRACE_MS)
+    .then(async (finished) => {
+      await settlesWithin(services.database.close(), CLOSE_MARGIN_MS);
+      return finished;
+    })
+    .then((finished) => {
       clearTimeout(cutScrapes);
-      services.logger.info({ event: 'shutdown', signal, delivered: worker.totals.delivered, failed: worker.totals.failed, dead: worker.totals.dead }, `worker stopped (${signal})`);
+      services.logger.info(
+        { event: 'shutdown', signal, abandoned: !finished, delivered: worker.totals.delivered, failed: worker.totals.failed, dead: worker.totals.dead },
+        finished ? `worker stopped (${signal})` : `worker stopped (${signal}); work still running after ${config.SHUTDOWN_GRACE_MS} ms was left to its lease and resumes from its checkpoint`,
+      );
       process.exit(0);
     });
 };

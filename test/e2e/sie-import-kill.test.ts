@@ -42,25 +42,27 @@ describe.skipIf(!POSTGRES_AVAILABLE)('SIE import survives SIGKILL of its worker 
     await t?.close();
   });
 
-  const startWorker = async (): Promise<RunningProcess> => {
+  const startWorker = async (env: Record<string, string> = {}): Promise<RunningProcess> => {
     const worker = startNode('cli/worker.ts', {
       DATABASE_URL: t.database!.url,
       DATABASE_ANON_URL: t.database!.anonUrl,
       ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       LOG_LEVEL: 'info',
+      ...env,
     });
     workers.push(worker);
     await worker.waitFor(/delivery worker started/);
     return worker;
   };
 
-  const state = async (id: string) => {
+  const state = async (id: string, companyId = tenant.companyId) => {
     // One statement, one snapshot: the checkpoint and the entries it accounts for.
     const [row] = await t.services.database.prisma.$queryRawUnsafe<{ status: string; attempts: number; next: number | null; entries: number; error: string | null }[]>(
       `SELECT o.status, o.attempts, (o.checkpoint->>'next')::int AS next, o.error_message AS error,
               (SELECT count(*)::int FROM journal_entries e WHERE e.company_id = o.company_id AND e.series = 'A') AS entries
-         FROM operations o WHERE o.id = $1::uuid`,
+         FROM operations o WHERE o.id = $1::uuid AND o.company_id = $2::uuid`,
       id,
+      companyId,
     );
     return row!;
   };
@@ -118,5 +120,41 @@ describe.skipIf(!POSTGRES_AVAILABLE)('SIE import survives SIGKILL of its worker 
       debit,
       events: VERIFICATIONS,
     });
+  });
+  it('stopped with SIGTERM mid-import: exits within its grace period, and the import resumes from its checkpoint', { timeout: 240_000 }, async () => {
+    const other = await makeTenant(t.services.database.prisma);
+    // A grace period far shorter than the import: the worker must not wait for the whole of it.
+    const first = await startWorker({ SHUTDOWN_GRACE_MS: '1' });
+    const form = new FormData();
+    form.append('file', blobOf(generatedSie(VERIFICATIONS), 'text/plain'), 'stora-bolaget.se');
+    const started = await send(buildApp(t.services), other.key, `/api/v1/companies/${other.companyId}/sie-imports`, form);
+    expect(started.status, started.text).toBe(202);
+    const id = started.body.data.id as string;
+    const progressed = await until(() => state(id, other.companyId), (s) => FINAL.includes(s.status) || (s.next ?? 0) >= SIE_IMPORT_BATCH, 'the import to be under way');
+    expect(progressed.status).toBe('running');
+
+    first.child.kill('SIGTERM');
+    const [code] = (await once(first.child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+    const line = (first.stdout() + first.stderr()).split('\n').find((l) => l.includes('"event":"shutdown"'));
+    expect(JSON.parse(line!)).toMatchObject({ signal: 'SIGTERM', abandoned: true });
+    const stopped = await state(id, other.companyId);
+    expect(stopped.status).toBe('running');
+    expect(stopped.entries).toBe(stopped.next); // whole batches with their checkpoint
+    expect(stopped.next).toBeLessThan(VERIFICATIONS);
+
+    await t.services.database.prisma.$executeRawUnsafe(
+      `UPDATE operations SET lease_expires_at = now() - interval '1 second' WHERE id = $1::uuid AND status = 'running'`,
+      id,
+    );
+    const second = await startWorker();
+    const finished = await until(() => state(id, other.companyId), (s) => FINAL.includes(s.status), 'the import to finish');
+    expect(finished, finished.error ?? '').toMatchObject({ status: 'succeeded', attempts: 2, entries: VERIFICATIONS });
+    await second.stop();
+    const [numbers] = await t.services.database.prisma.$queryRawUnsafe<{ distinct: number; low: number; high: number }[]>(
+      `SELECT count(DISTINCT number)::int AS distinct, min(number) AS low, max(number) AS high FROM journal_entries WHERE company_id = $1::uuid`,
+      other.companyId,
+    );
+    expect(numbers).toEqual({ distinct: VERIFICATIONS, low: 1, high: VERIFICATIONS });
   });
 });
