@@ -11,8 +11,7 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
@@ -20,7 +19,7 @@ import { createServices } from '../domain/bootstrap.ts';
 import { loadConfig } from '../domain/kernel/config.ts';
 import { createLogger } from '../domain/kernel/logger.ts';
 import { createPostgresDatabase, TEST_ENCRYPTION_KEY } from '../test/helpers/db.ts';
-import { getTestPki } from '../test/helpers/test-ca.ts';
+import { getTestPki, testCaFile } from '../test/helpers/test-ca.ts';
 import { ROOT } from '../test/helpers/process.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
 import { seedBenchTenant } from './http/seed.ts';
@@ -120,8 +119,7 @@ try {
   }
   const countDeliveries = async (status?: string) => prisma.webhookDelivery.count({ ...(status && { where: { status } }) });
 
-  const caFile = join(mkdtempSync(join(tmpdir(), 'soak-ca-')), 'ca.pem');
-  writeFileSync(caFile, pki.caCert);
+  const caFile = testCaFile();
   const api = startEntry('cli/serve.ts', { ...env, PORT: '0', HOST: '127.0.0.1', DISPATCHER_TIMER: 'false', LOG_LEVEL: 'info' });
   const worker = startEntry('cli/worker.ts', { ...env, WEBHOOK_CA_FILE: caFile, LOG_LEVEL: 'info' });
   children.push(api.child, worker.child);

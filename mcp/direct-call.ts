@@ -11,21 +11,29 @@ export interface LoneToolCall {
 const PARAM_KEYS = new Set(['name', 'arguments', '_meta']);
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** The params of a POST's only message when it is a tools/call with object params; null otherwise. */
+export function soleToolCall(messages: readonly JSONRPCMessage[]): { message: JSONRPCMessage; params: Record<string, unknown> } | null {
+  if (messages.length !== 1) return null;
+  const message = messages[0]!;
+  if (!('method' in message) || message.method !== 'tools/call' || !isPlainObject(message.params)) return null;
+  return { message, params: message.params };
+}
+
 /**
  * The POST's one message when it is a plain tools/call: a request whose params are a string name,
  * optional object arguments and optional `_meta` without a progress token — nothing the SDK's
  * Protocol would act on (progress, tasks, cancellation). Anything else goes through the Server.
  */
 export function loneToolCall(messages: readonly JSONRPCMessage[]): LoneToolCall | null {
-  if (messages.length !== 1) return null;
-  const message = messages[0]!;
-  if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return null;
-  const params: unknown = message.params;
-  if (!isPlainObject(params) || typeof params.name !== 'string' || !Object.keys(params).every((key) => PARAM_KEYS.has(key))) return null;
+  const call = soleToolCall(messages);
+  const id = call && 'id' in call.message ? call.message.id : undefined;
+  if (!call || id === undefined) return null;
+  const { params } = call;
+  if (typeof params.name !== 'string' || !Object.keys(params).every((key) => PARAM_KEYS.has(key))) return null;
   const args = params.arguments ?? {};
   if (!isPlainObject(args)) return null;
   if (params._meta !== undefined && (!isPlainObject(params._meta) || 'progressToken' in params._meta)) return null;
-  return { id: message.id, name: params.name, args };
+  return { id, name: params.name, args };
 }
 
 /**

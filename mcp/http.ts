@@ -18,7 +18,7 @@ import { logMcpDenial, type DenialFacts, type McpDenialReason } from './denial-l
 import { SECURITY_HEADERS } from '../registry/http/security-headers.ts';
 import { NO_REQUEST_METRICS, OPERATION_LABELS, type RequestMetrics } from '../registry/http/request-metrics.ts';
 import { hostPolicy } from './dns-rebinding.ts';
-import { answerToolCall, loneToolCall } from './direct-call.ts';
+import { answerToolCall, loneToolCall, soleToolCall } from './direct-call.ts';
 import { readMcpPost, SharedJsonTransport, type PostError } from './json-transport.ts';
 import { ToolIndex, type ToolEntry } from './tools.ts';
 import { configuredToolsets, resolveSelection, selectionKey, type Selection } from './toolsets.ts';
@@ -57,10 +57,8 @@ const scopeOf = (extra: HandlerExtra): RequestScope => {
 
 /** The tool and arguments of a lone tools/call of an operation's tool; null for anything else. */
 function operationToolCall(messages: readonly JSONRPCMessage[], tools: ReadonlyMap<string, ToolEntry> | null): { entry: ToolEntry; args: unknown } | null {
-  const [message] = messages;
-  if (messages.length !== 1 || !tools || !message || !('method' in message) || message.method !== 'tools/call') return null;
-  const params = message.params as { name?: unknown; arguments?: unknown } | undefined;
-  const entry = typeof params?.name === 'string' ? tools.get(params.name) : undefined;
+  const params = tools ? soleToolCall(messages)?.params : undefined;
+  const entry = typeof params?.name === 'string' ? tools?.get(params.name) : undefined;
   return entry ? { entry, args: params?.arguments } : null;
 }
 

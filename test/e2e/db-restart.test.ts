@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,8 @@ import { makeTenant, type Tenant } from '../helpers/factories.ts';
 import { startReceiver, type Receiver } from '../helpers/https-receiver.ts';
 import { PG_CLUSTER_AVAILABLE, startPgCluster, type PgCluster } from '../helpers/pg-cluster.ts';
 import { startEntry, type RunningProcess } from '../helpers/process.ts';
-import { getTestPki } from '../helpers/test-ca.ts';
+import { testCaFile } from '../helpers/test-ca.ts';
+import { until } from '../helpers/until.ts';
 
 /**
  * The database restarted under a running API process and a running worker process (issue 19,
@@ -29,15 +30,6 @@ const REQUEST_BOUND_MS = 10_000;
 const WRITES_PER_PHASE = 20;
 /** Requests answered while the server is down: long enough for the worker to back off more than once. */
 const REQUESTS_DURING_OUTAGE = 100;
-
-/** Polls a condition (not a timing assumption: it only bounds how long a broken run waits). */
-async function until(condition: () => boolean | Promise<boolean>, what: string, limitMs = 120_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 interface Outcome {
   name: string;
@@ -120,8 +112,7 @@ describe.skipIf(!PG_CLUSTER_AVAILABLE)('the database restarts under a running AP
         return { status: 200 };
       },
     });
-    const ca = join(mkdtempSync(join(tmpdir(), 'acct-ca-')), 'ca.pem');
-    writeFileSync(ca, getTestPki().caCert);
+    const ca = testCaFile();
     const env = {
       DATABASE_URL: db.url,
       DATABASE_ANON_URL: db.anonUrl,

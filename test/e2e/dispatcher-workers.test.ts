@@ -1,26 +1,15 @@
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES_AVAILABLE, TEST_ENCRYPTION_KEY, createTestServices, type TestServices } from '../helpers/db.ts';
 import { makeTenant } from '../helpers/factories.ts';
 import { startReceiver, type Receiver } from '../helpers/https-receiver.ts';
-import { getTestPki } from '../helpers/test-ca.ts';
+import { getTestPki, testCaFile } from '../helpers/test-ca.ts';
 import { startNode, type RunningProcess } from '../helpers/process.ts';
 import { createSender } from '../../dispatcher/send.ts';
 import { tick } from '../../dispatcher/tick.ts';
 import { MAX_CONNECTIONS_PER_RECEIVER } from '../../dispatcher/transport.ts';
 import { LOOPBACK_CIDRS } from '../helpers/dispatch.ts';
-
-/** Polls a condition (not a timing assumption: it only bounds how long a broken run waits). */
-async function until(condition: () => Promise<boolean>, what: string, limitMs = 120_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { until } from '../helpers/until.ts';
 
 describe.skipIf(!POSTGRES_AVAILABLE)('dispatcher worker processes on PostgreSQL', () => {
   let t: TestServices;
@@ -54,8 +43,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('dispatcher worker processes on PostgreSQL'
   });
 
   const workerEnv = () => {
-    const ca = join(mkdtempSync(join(tmpdir(), 'acct-ca-')), 'ca.pem');
-    writeFileSync(ca, getTestPki().caCert);
+    const ca = testCaFile();
     return {
       DATABASE_URL: t.database!.url,
       DATABASE_ANON_URL: t.database!.anonUrl,
@@ -77,6 +65,16 @@ describe.skipIf(!POSTGRES_AVAILABLE)('dispatcher worker processes on PostgreSQL'
     );
   const countStatus = async (status: string) =>
     t.services.database.prisma.webhookDelivery.count({ where: { webhookId, status } });
+
+  /** A worker process holding a batch of 20 new deliveries: all claimed, the first MAX_CONNECTIONS_PER_RECEIVER open at the receiver, the rest queued behind them. */
+  const workerWithBatchInFlight = async (): Promise<RunningProcess> => {
+    await seed(20);
+    const worker = startNode('cli/worker.ts', workerEnv());
+    workers.push(worker);
+    await worker.waitFor(/delivery worker started/);
+    await until(async () => receiver.requests.length === MAX_CONNECTIONS_PER_RECEIVER && (await countStatus('in_flight')) === 20, 'the batch in flight');
+    return worker;
+  };
 
   it('four workers drain 5,000 deliveries with every delivery received exactly once', async () => {
     receiver.setHandler(() => ({ status: 200 }));
@@ -102,12 +100,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('dispatcher worker processes on PostgreSQL'
   it('a worker killed mid-batch leaves in_flight rows that the next tick recovers, logs as a lost attempt and delivers', async () => {
     receiver.requests.length = 0;
     receiver.setHandler(() => ({ hang: true }));
-    await seed(20);
-    const worker = startNode('cli/worker.ts', workerEnv());
-    workers.push(worker);
-    await worker.waitFor(/delivery worker started/);
-    // All 20 are claimed; the first MAX_CONNECTIONS_PER_RECEIVER are open at the receiver, the rest queued behind them.
-    await until(async () => receiver.requests.length === MAX_CONNECTIONS_PER_RECEIVER && (await countStatus('in_flight')) === 20, 'the batch in flight');
+    const worker = await workerWithBatchInFlight();
     worker.child.kill('SIGKILL');
     await new Promise((resolve) => worker.child.once('exit', resolve));
     expect(await countStatus('in_flight')).toBe(20);
@@ -152,11 +145,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('dispatcher worker processes on PostgreSQL'
       return { status: 200 };
     });
     const deliveredBefore = await countStatus('delivered');
-    await seed(20);
-    const worker = startNode('cli/worker.ts', workerEnv());
-    workers.push(worker);
-    await worker.waitFor(/delivery worker started/);
-    await until(async () => receiver.requests.length === MAX_CONNECTIONS_PER_RECEIVER && (await countStatus('in_flight')) === 20, 'the batch in flight');
+    const worker = await workerWithBatchInFlight();
     worker.child.kill('SIGTERM');
     await worker.waitFor(/worker stopping \(SIGTERM\)/); // the signal is handled while every send is still open
     release();

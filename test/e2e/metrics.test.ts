@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { startEntry, startNode, type RunningProcess } from '../helpers/process.t
 import { createTestServices, POSTGRES_AVAILABLE, TEST_ENCRYPTION_KEY, type TestServices } from '../helpers/db.ts';
 import { makeTenant } from '../helpers/factories.ts';
 import { startReceiver, type Receiver } from '../helpers/https-receiver.ts';
-import { getTestPki } from '../helpers/test-ca.ts';
+import { testCaFile } from '../helpers/test-ca.ts';
 import { LOOPBACK_CIDRS } from '../helpers/dispatch.ts';
 import { Scrape } from '../helpers/metrics.ts';
 import { METRIC_NAMES } from '../../ops/metrics.ts';
@@ -117,8 +117,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('the metrics port of npm run worker (postgr
       hook.id,
       companyId,
     );
-    const ca = join(mkdtempSync(join(tmpdir(), 'acct-ca-')), 'ca.pem');
-    writeFileSync(ca, getTestPki().caCert);
+    const ca = testCaFile();
     worker = startNode('cli/worker.ts', {
       DATABASE_URL: t.database!.url,
       DATABASE_ANON_URL: t.database!.anonUrl,

@@ -1,17 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES_AVAILABLE, TEST_ENCRYPTION_KEY, createTestServices, type TestServices } from '../helpers/db.ts';
 import { makeKey, makeTenant } from '../helpers/factories.ts';
 import { startReceiver, type Receiver } from '../helpers/https-receiver.ts';
-import { getTestPki } from '../helpers/test-ca.ts';
+import { testCaFile } from '../helpers/test-ca.ts';
 import { startEntry, type RunningProcess } from '../helpers/process.ts';
 import { LOOPBACK_CIDRS } from '../helpers/dispatch.ts';
 import { OFFICE_SUPPLIES } from '../helpers/ledger.ts';
 import { PGBOUNCER_BINARY, startPgbouncer, type Pgbouncer } from '../helpers/pgbouncer.ts';
 import { RATE_LIMIT_WINDOW_MS } from '../../domain/ratelimit/window.ts';
+import { until } from '../helpers/until.ts';
 
 /**
  * Scale-out on one PostgreSQL (issue 19): two API processes (cli/serve.ts) and two delivery
@@ -51,15 +49,6 @@ interface Reply {
 interface Tally {
   requests: number;
   byStatus: Map<number, number>;
-}
-
-/** Polls a condition; the limit only bounds how long a broken run waits. */
-async function until(condition: () => Promise<boolean>, what: string, limitMs = 120_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** Runs tasks with at most `limit` in flight, keeping their order in the results. */
@@ -119,8 +108,7 @@ describe.skipIf(!POSTGRES_AVAILABLE).each(MODES)('two API processes and two work
     const dbEnv: Record<string, string> = bouncer
       ? { DATABASE_URL: bouncer.url(direct.url), DATABASE_ANON_URL: bouncer.url(direct.anonUrl), DATABASE_DIRECT_URL: direct.url }
       : { DATABASE_URL: direct.url, DATABASE_ANON_URL: direct.anonUrl };
-    const ca = join(mkdtempSync(join(tmpdir(), 'acct-ca-')), 'ca.pem');
-    writeFileSync(ca, getTestPki().caCert);
+    const ca = testCaFile();
     const common = { ...dbEnv, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, LOG_LEVEL: 'info', LOG_FORMAT: 'json', WEBHOOK_ALLOWED_PRIVATE_CIDRS: LOOPBACK_CIDRS };
 
     receiver = await startReceiver();

@@ -7,6 +7,7 @@ import { startNode, type RunningProcess } from '../helpers/process.ts';
 import { generatedAmount, generatedSie } from '../helpers/sie.ts';
 import { buildApp } from '../../cli/build-app.ts';
 import { SIE_IMPORT_BATCH } from '../../domain/sie/import.ts';
+import { untilValue } from '../helpers/until.ts';
 
 /**
  * Issue 15's acceptance: `npm run worker` killed with SIGKILL in the middle of a 20,000-verification
@@ -16,17 +17,6 @@ import { SIE_IMPORT_BATCH } from '../../domain/sie/import.ts';
 
 const VERIFICATIONS = 20_000;
 const FINAL = ['succeeded', 'failed', 'cancelled'];
-
-/** Polls a condition; the limit only bounds how long a broken run waits (no timing assumption). */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, limitMs = 120_000): Promise<T> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe.skipIf(!POSTGRES_AVAILABLE)('SIE import survives SIGKILL of its worker (PostgreSQL)', () => {
   let t: TestServices;
@@ -77,7 +67,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('SIE import survives SIGKILL of its worker 
     const id = started.body.data.id as string;
 
     // Some batches are in, the rest not: kill it there, without warning.
-    const progressed = await until(() => state(id), (s) => FINAL.includes(s.status) || (s.next ?? 0) >= 2 * SIE_IMPORT_BATCH, 'the import to be under way');
+    const progressed = await untilValue(() => state(id), (s) => FINAL.includes(s.status) || (s.next ?? 0) >= 2 * SIE_IMPORT_BATCH, 'the import to be under way');
     expect(progressed.status).toBe('running');
     first.child.kill('SIGKILL');
     await once(first.child, 'exit');
@@ -94,7 +84,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('SIE import survives SIGKILL of its worker 
       id,
     );
     const second = await startWorker();
-    const finished = await until(() => state(id), (s) => FINAL.includes(s.status), 'the import to finish');
+    const finished = await untilValue(() => state(id), (s) => FINAL.includes(s.status), 'the import to finish');
     expect(finished, finished.error ?? '').toMatchObject({ status: 'succeeded', attempts: 2, entries: VERIFICATIONS });
     await second.stop();
 
@@ -130,7 +120,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('SIE import survives SIGKILL of its worker 
     const started = await send(buildApp(t.services), other.key, `/api/v1/companies/${other.companyId}/sie-imports`, form);
     expect(started.status, started.text).toBe(202);
     const id = started.body.data.id as string;
-    const progressed = await until(() => state(id, other.companyId), (s) => FINAL.includes(s.status) || (s.next ?? 0) >= SIE_IMPORT_BATCH, 'the import to be under way');
+    const progressed = await untilValue(() => state(id, other.companyId), (s) => FINAL.includes(s.status) || (s.next ?? 0) >= SIE_IMPORT_BATCH, 'the import to be under way');
     expect(progressed.status).toBe('running');
 
     first.child.kill('SIGTERM');
@@ -148,7 +138,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('SIE import survives SIGKILL of its worker 
       id,
     );
     const second = await startWorker();
-    const finished = await until(() => state(id, other.companyId), (s) => FINAL.includes(s.status), 'the import to finish');
+    const finished = await untilValue(() => state(id, other.companyId), (s) => FINAL.includes(s.status), 'the import to finish');
     expect(finished, finished.error ?? '').toMatchObject({ status: 'succeeded', attempts: 2, entries: VERIFICATIONS });
     await second.stop();
     const [numbers] = await t.services.database.prisma.$queryRawUnsafe<{ distinct: number; low: number; high: number }[]>(

@@ -123,3 +123,14 @@ function generate(): TestPki {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+let caFilePath: string | undefined;
+
+/** The test CA's certificate in a PEM file (WEBHOOK_CA_FILE for processes that send webhooks); written once per process. */
+export function testCaFile(): string {
+  if (caFilePath === undefined) {
+    caFilePath = join(mkdtempSync(join(tmpdir(), 'acct-ca-')), 'ca.pem');
+    writeFileSync(caFilePath, getTestPki().caCert);
+  }
+  return caFilePath;
+}

@@ -1,6 +1,6 @@
 import { exec, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -15,9 +15,10 @@ import { seedDataDir, type SeededDataDir } from '../../helpers/mcp-seed.ts';
 import { allText, dataOf, firstJson } from '../../helpers/mcp-client.ts';
 import { readmeBlock, readmeConfig } from '../../helpers/readme.ts';
 import { startReceiver, type Receiver } from '../../helpers/https-receiver.ts';
-import { getTestPki } from '../../helpers/test-ca.ts';
+import { testCaFile } from '../../helpers/test-ca.ts';
 import { toolName } from '../../../mcp/naming.ts';
 import { registry } from '../../../registry/index.ts';
+import { until } from '../../helpers/until.ts';
 
 const shell = promisify(exec);
 // Loopback resolves to 127.0.0.1/::1, which this setting lets webhooks target (development and tests only).
@@ -25,15 +26,6 @@ const ENV = { WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.0/8,::1/128', LOG_LEVEL: '
 const HOOK_URL = 'https://localhost:9/hook';
 // Process starts on the embedded database; slow on a loaded two-core machine.
 const SLOW = 180_000;
-
-/** Polls a condition (not a timing assumption: it only bounds how long a broken run waits). */
-async function until(condition: () => boolean, what: string, limitMs = 150_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** The calls the issue asks for, over whichever transport the clients use. */
 async function exerciseTools(client: Client, narrow: Client, companyId: string): Promise<void> {
@@ -159,8 +151,7 @@ describe('MCP end to end: the real server over Streamable HTTP and stdio, config
     beforeAll(async () => {
       await server.stop(); // one process at a time on an embedded database
       receiver = await startReceiver();
-      caFile = join(mkdtempSync(join(tmpdir(), 'acct-ca-')), 'ca.pem');
-      writeFileSync(caFile, getTestPki().caCert);
+      caFile = testCaFile();
     }, SLOW);
     afterAll(async () => receiver?.close());
 

@@ -6,6 +6,10 @@ import { createOperationRunner } from '../../../domain/operations/runner.ts';
 import { OPERATIONS_CHANNEL } from '../../../domain/operations/store.ts';
 import { startWorker } from '../../../dispatcher/worker.ts';
 import { POSTGRES_AVAILABLE, createTestServices, type TestServices } from '../../helpers/db.ts';
+import { until as pollUntil } from '../../helpers/until.ts';
+
+/** Gives up before the suite's 60 s test timeout, so a broken run names what it waited for. */
+const until = (condition: () => boolean | Promise<boolean>, what: string) => pollUntil(condition, what, 30_000);
 
 /**
  * A LISTEN lives on one session, and a database restart (or an administrator) ends every session:
@@ -13,15 +17,6 @@ import { POSTGRES_AVAILABLE, createTestServices, type TestServices } from '../..
  * server ends them with pg_terminate_backend (57P01, what a restart sends); the real restart is
  * test/e2e/db-restart.test.ts.
  */
-
-/** Polls a condition (not a timing assumption: it only bounds how long a broken run waits). */
-async function until(condition: () => boolean | Promise<boolean>, what: string, limitMs = 30_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe.skipIf(!POSTGRES_AVAILABLE)('LISTEN sessions the server ends (PostgreSQL)', () => {
   let t: TestServices;

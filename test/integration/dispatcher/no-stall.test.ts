@@ -1,8 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { getTestPki } from '../../helpers/test-ca.ts';
+import { testCaFile } from '../../helpers/test-ca.ts';
 import { DB_TARGETS, LogCapture, POSTGRES_AVAILABLE, testConfig } from '../../helpers/db.ts';
 import { createServices } from '../../../domain/bootstrap.ts';
 import { dispatchHarness, type DispatchHarness } from '../../helpers/dispatch.ts';
@@ -18,17 +15,12 @@ import type { Sender } from '../../../dispatcher/send.ts';
 import { SECURITY_HEADERS } from '../../../registry/http/security-headers.ts';
 import { API_VERSION } from '../../../domain/kernel/version.ts';
 import type { Services } from '../../../domain/kernel/context.ts';
+import { until as pollUntil } from '../../helpers/until.ts';
+
+/** Gives up before the suite's 60 s test timeout, so a broken run names what it waited for. */
+const until = (condition: () => boolean | Promise<boolean>, what: string) => pollUntil(condition, what, 50_000);
 
 const CRON_SECRET = 'cron-secret-for-no-stall-tests-0123';
-
-/** Polls a condition; only bounds how long a broken run waits (not a timing assumption). */
-async function until(condition: () => Promise<boolean> | boolean, what: string, limitMs = 60_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** Issue 9, "Delivery pipeline: no row can stall a batch". */
 describe.each(DB_TARGETS)('a dispatcher no row can stall (%s)', (target) => {
@@ -36,8 +28,7 @@ describe.each(DB_TARGETS)('a dispatcher no row can stall (%s)', (target) => {
   let receiver: Receiver;
 
   beforeAll(async () => {
-    const caFile = join(mkdtempSync(join(tmpdir(), 'acct-ca-')), 'ca.pem');
-    writeFileSync(caFile, getTestPki().caCert); // the cron route's sender trusts WEBHOOK_CA_FILE
+    const caFile = testCaFile(); // the cron route's sender trusts WEBHOOK_CA_FILE
     h = await dispatchHarness(target, { config: { CRON_SECRET, WEBHOOK_CA_FILE: caFile } });
     receiver = await startReceiver();
   });

@@ -1,29 +1,21 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS } from '../../helpers/db.ts';
 import { dispatchHarness, type DispatchHarness } from '../../helpers/dispatch.ts';
 import { startReceiver, type Receiver } from '../../helpers/https-receiver.ts';
-import { getTestPki } from '../../helpers/test-ca.ts';
+import { testCaFile } from '../../helpers/test-ca.ts';
 import { call } from '../../helpers/http.ts';
 import { startWorker } from '../../../dispatcher/worker.ts';
 import { CRON_PATH } from '../../../dispatcher/cron-route.ts';
 
 const CRON_SECRET = 'cron-secret-for-tests-0123456789';
 
-function caFile(): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'acct-ca-')), 'ca.pem');
-  writeFileSync(file, getTestPki().caCert);
-  return file;
-}
 
 describe.each(DB_TARGETS)('delivery runners (%s)', (target) => {
   let h: DispatchHarness;
   let receiver: Receiver;
 
   beforeAll(async () => {
-    h = await dispatchHarness(target, { config: { CRON_SECRET, WEBHOOK_CA_FILE: caFile() } });
+    h = await dispatchHarness(target, { config: { CRON_SECRET, WEBHOOK_CA_FILE: testCaFile() } });
     receiver = await startReceiver();
   });
   afterAll(async () => {

@@ -1,12 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestServices, DB_TARGETS, type TestServices } from '../../helpers/db.ts';
 import { makeCompany } from '../../helpers/factories.ts';
 import { dispatchHarness, TestClock, type DispatchHarness } from '../../helpers/dispatch.ts';
 import { startReceiver, type Receiver } from '../../helpers/https-receiver.ts';
-import { getTestPki } from '../../helpers/test-ca.ts';
+import { testCaFile } from '../../helpers/test-ca.ts';
 import { call } from '../../helpers/http.ts';
 import { Scrape } from '../../helpers/metrics.ts';
 import { buildApp } from '../../../cli/build-app.ts';
@@ -159,8 +156,7 @@ describe.each(DB_TARGETS)('outcome counters and loops (%s)', (target) => {
   const deliveries = (scraped: Scrape, outcome: string) => scraped.value(METRIC_NAMES.webhookDeliveries, { outcome });
 
   beforeAll(async () => {
-    const caFile = join(mkdtempSync(join(tmpdir(), 'acct-ca-')), 'ca.pem');
-    writeFileSync(caFile, getTestPki().caCert); // the cron route's sender trusts WEBHOOK_CA_FILE
+    const caFile = testCaFile(); // the cron route's sender trusts WEBHOOK_CA_FILE
     h = await dispatchHarness(target, { config: { CRON_SECRET, WEBHOOK_CA_FILE: caFile } });
     metrics = createMetrics(h.t.services);
     app = buildApp(h.t.services, { metrics });
