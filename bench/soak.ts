@@ -20,6 +20,7 @@ import { loadConfig } from '../domain/kernel/config.ts';
 import { createLogger } from '../domain/kernel/logger.ts';
 import { createPostgresDatabase, TEST_ENCRYPTION_KEY } from '../test/helpers/db.ts';
 import { getTestPki, testCaFile } from '../test/helpers/test-ca.ts';
+import { makeWebhook } from '../test/helpers/factories.ts';
 import { ROOT } from '../test/helpers/process.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
 import { seedBenchTenant } from './http/seed.ts';
@@ -106,16 +107,7 @@ try {
   const prisma = services.database.prisma;
   const { key, companyId } = await seedBenchTenant(prisma);
   for (let i = 0; i < WEBHOOKS; i++) {
-    await prisma.webhook.create({
-      data: {
-        companyId,
-        eventType: 'company.updated',
-        webhookUrl: `https://127.0.0.1:${receiverPort}/hook/${i}`,
-        name: `soak ${i}`,
-        secretEncrypted: services.secretBox.encrypt('s'.repeat(64)),
-        apiVersionPinned: '2026-11-01',
-      },
-    });
+    await makeWebhook(services, { companyId, url: `https://127.0.0.1:${receiverPort}/hook/${i}`, name: `soak ${i}` });
   }
   const countDeliveries = async (status?: string) => prisma.webhookDelivery.count({ ...(status && { where: { status } }) });
 

@@ -8,7 +8,7 @@ import { DELIVERY_CHANNEL } from '../../domain/events/emit.ts';
 import { OPERATIONS_CHANNEL } from '../../domain/operations/store.ts';
 import { LogCapture, TEST_ENCRYPTION_KEY, testConfig } from '../helpers/db.ts';
 import { LOOPBACK_CIDRS } from '../helpers/dispatch.ts';
-import { makeTenant, type Tenant } from '../helpers/factories.ts';
+import { makeTenant, makeWebhook, type Tenant } from '../helpers/factories.ts';
 import { startReceiver, type Receiver } from '../helpers/https-receiver.ts';
 import { PG_CLUSTER_AVAILABLE, startPgCluster, type PgCluster } from '../helpers/pg-cluster.ts';
 import { startEntry, type RunningProcess } from '../helpers/process.ts';
@@ -141,18 +141,7 @@ describe.skipIf(!PG_CLUSTER_AVAILABLE)('the database restarts under a running AP
   /** A company of its own per scenario, with a webhook on company.updated to the receiver. */
   async function scenario(): Promise<{ tenant: Tenant; webhookId: string }> {
     const tenant = await makeTenant(services.database.prisma);
-    // An IP-literal URL: the worker resolves nothing (the test CA covers IP:127.0.0.1).
-    const hook = await services.database.prisma.webhook.create({
-      data: {
-        companyId: tenant.companyId,
-        eventType: 'company.updated',
-        webhookUrl: `https://127.0.0.1:${receiver.port}/hook`,
-        name: 'restart',
-        secretEncrypted: services.secretBox.encrypt('a'.repeat(64)),
-        apiVersionPinned: '2026-11-01',
-      },
-    });
-    return { tenant, webhookId: hook.id };
+    return { tenant, webhookId: await makeWebhook(services, { companyId: tenant.companyId, url: `https://127.0.0.1:${receiver.port}/hook`, name: 'restart' }) };
   }
 
   /** Backends LISTENing on a channel, as the database sees them. */

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES_AVAILABLE, TEST_ENCRYPTION_KEY, createTestServices, type TestServices } from '../helpers/db.ts';
-import { makeTenant } from '../helpers/factories.ts';
+import { makeTenant, makeWebhook } from '../helpers/factories.ts';
 import { startReceiver, type Receiver } from '../helpers/https-receiver.ts';
 import { getTestPki, testCaFile } from '../helpers/test-ca.ts';
 import { startNode, type RunningProcess } from '../helpers/process.ts';
@@ -23,18 +23,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('dispatcher worker processes on PostgreSQL'
     receiver = await startReceiver();
     const tenant = await makeTenant(t.services.database.prisma);
     companyId = tenant.companyId;
-    // An IP-literal URL: the worker processes resolve nothing (the test CA covers IP:127.0.0.1).
-    const hook = await t.services.database.prisma.webhook.create({
-      data: {
-        companyId,
-        eventType: 'company.updated',
-        webhookUrl: `https://127.0.0.1:${receiver.port}/hook`,
-        name: 'drain',
-        secretEncrypted: t.services.secretBox.encrypt('a'.repeat(64)),
-        apiVersionPinned: '2026-11-01',
-      },
-    });
-    webhookId = hook.id;
+    webhookId = await makeWebhook(t.services, { companyId, url: `https://127.0.0.1:${receiver.port}/hook`, name: 'drain' });
   });
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.stop()));

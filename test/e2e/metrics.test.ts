@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEntry, startNode, type RunningProcess } from '../helpers/process.ts';
 import { createTestServices, POSTGRES_AVAILABLE, TEST_ENCRYPTION_KEY, type TestServices } from '../helpers/db.ts';
-import { makeTenant } from '../helpers/factories.ts';
+import { makeTenant, makeWebhook } from '../helpers/factories.ts';
 import { startReceiver, type Receiver } from '../helpers/https-receiver.ts';
 import { testCaFile } from '../helpers/test-ca.ts';
 import { LOOPBACK_CIDRS } from '../helpers/dispatch.ts';
@@ -100,17 +100,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('the metrics port of npm run worker (postgr
     t = await createTestServices('postgres', { config: { WEBHOOK_ALLOWED_PRIVATE_CIDRS: LOOPBACK_CIDRS } });
     receiver = await startReceiver();
     const { companyId } = await makeTenant(t.services.database.prisma);
-    // An IP-literal URL: the worker resolves nothing (the test CA covers IP:127.0.0.1).
-    const hook = await t.services.database.prisma.webhook.create({
-      data: {
-        companyId,
-        eventType: 'company.updated',
-        webhookUrl: `https://127.0.0.1:${receiver.port}/hook`,
-        name: 'metrics',
-        secretEncrypted: t.services.secretBox.encrypt('a'.repeat(64)),
-        apiVersionPinned: '2026-11-01',
-      },
-    });
+    const hook = { id: await makeWebhook(t.services, { companyId, url: `https://127.0.0.1:${receiver.port}/hook`, name: 'metrics' }) };
     await t.services.database.prisma.$executeRawUnsafe(
       `INSERT INTO webhook_deliveries (webhook_id, company_id, event_type, payload)
        SELECT $1::uuid, $2::uuid, 'company.updated', jsonb_build_object('id', gen_random_uuid(), 'n', g) FROM generate_series(1, 5) g`,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES_AVAILABLE, TEST_ENCRYPTION_KEY, createTestServices, type TestServices } from '../helpers/db.ts';
-import { makeKey, makeTenant } from '../helpers/factories.ts';
+import { makeKey, makeTenant, makeWebhook } from '../helpers/factories.ts';
 import { startReceiver, type Receiver } from '../helpers/https-receiver.ts';
 import { testCaFile } from '../helpers/test-ca.ts';
 import { startEntry, type RunningProcess } from '../helpers/process.ts';
@@ -119,19 +119,7 @@ describe.skipIf(!POSTGRES_AVAILABLE).each(MODES)('two API processes and two work
     // The writer's own limit is far above the load: only the limited keys meet RATE_LIMIT_PER_MINUTE.
     writerKey = (await makeKey(prisma, userId, { rateLimitPerMinute: 1_000_000 })).key;
     // IP-literal URLs: the workers resolve nothing (the test CA covers IP:127.0.0.1).
-    const hook = async (eventType: string, path: string) =>
-      (
-        await prisma.webhook.create({
-          data: {
-            companyId,
-            eventType,
-            webhookUrl: `https://127.0.0.1:${receiver.port}${path}`,
-            name: path,
-            secretEncrypted: t.services.secretBox.encrypt('s'.repeat(64)),
-            apiVersionPinned: '2026-11-01',
-          },
-        })
-      ).id;
+    const hook = (eventType: string, path: string) => makeWebhook(t.services, { companyId, url: `https://127.0.0.1:${receiver.port}${path}`, eventType, name: path });
     hooks = {
       created: await hook('journal_entry.created', '/created'),
       committedA: await hook('journal_entry.committed', '/committed-a'),

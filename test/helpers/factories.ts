@@ -64,3 +64,24 @@ export const systemContext = (services: Services): OperationContext => ({
   inTransaction: false,
   dryRun: false,
 });
+
+/**
+ * A webhook row written directly (no API, no URL check), for tests that run real worker
+ * processes: an IP-literal URL needs no DNS in the worker, and the test CA covers IP:127.0.0.1.
+ */
+export async function makeWebhook(
+  services: Pick<Services, 'database' | 'secretBox'>,
+  options: { companyId: string; url: string; eventType?: string; name?: string },
+): Promise<string> {
+  const hook = await services.database.prisma.webhook.create({
+    data: {
+      companyId: options.companyId,
+      eventType: options.eventType ?? 'company.updated',
+      webhookUrl: options.url,
+      name: options.name ?? 'receiver',
+      secretEncrypted: services.secretBox.encrypt('s'.repeat(64)),
+      apiVersionPinned: '2026-11-01',
+    },
+  });
+  return hook.id;
+}
