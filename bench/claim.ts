@@ -118,7 +118,14 @@ async function prepare(setup: Setup) {
   const hookFor = async (name: string) => {
     const company = await prisma.company.create({ data: { name, orgNumber: '556000-0000', entityType: 'aktiebolag' } });
     const hook = await prisma.webhook.create({
-      data: { companyId: company.id, eventType: 'company.updated', webhookUrl: 'https://hooks.example.com/x', name: 'bench', secretEncrypted: 'x', apiVersionPinned: '2026-11-01' },
+      data: {
+        companyId: company.id,
+        eventType: 'company.updated',
+        webhookUrl: 'https://hooks.example.com/x',
+        name: 'bench',
+        secretEncrypted: 'x',
+        apiVersionPinned: '2026-11-01',
+      },
     });
     return { company: company.id, hook: hook.id };
   };
@@ -171,7 +178,9 @@ export async function measureClaim(): Promise<void> {
     }
     const at = (setup: Setup, claim: (typeof CLAIMS)[number], q: number) => quantile(samples.get(key(setup, claim))!, q);
     const count = samples.get(key(SETUPS[0]!, CLAIMS[0]))!.length;
-    console.log(`\nClaim of ${BATCH}, timed in the database (${count} claims per table and claim, alternating databases and claims; median and 10th percentile):`);
+    console.log(
+      `\nClaim of ${BATCH}, timed in the database (${count} claims per table and claim, alternating databases and claims; median and 10th percentile):`,
+    );
     console.log(`  ${'table'.padEnd(40)} ${'fair claim'.padStart(19)} ${'baseline'.padStart(19)}  ratio (median, p10)`);
     const ms = (value: number) => value.toFixed(3).padStart(7);
     for (const s of SETUPS) {
@@ -182,7 +191,9 @@ export async function measureClaim(): Promise<void> {
           `${(fair[0] / baseline[0]).toFixed(2)}, ${(fair[1] / baseline[1]).toFixed(2)}`,
       );
     }
-    console.log(`  fair claim/baseline: target <= 1.30; fair claim 1M/10k (median): ${(at(SETUPS[1]!, CLAIMS[0], 0.5) / at(SETUPS[0]!, CLAIMS[0], 0.5)).toFixed(2)} (target <= 1.30)`);
+    console.log(
+      `  fair claim/baseline: target <= 1.30; fair claim 1M/10k (median): ${(at(SETUPS[1]!, CLAIMS[0], 0.5) / at(SETUPS[0]!, CLAIMS[0], 0.5)).toFixed(2)} (target <= 1.30)`,
+    );
     console.log('  shared buffers per claim (independent of machine load):');
     for (const p of prepared) {
       await p.services.database.prisma.$executeRawUnsafe(
@@ -190,7 +201,10 @@ export async function measureClaim(): Promise<void> {
         p.hook,
         p.company,
       );
-      const [fair, baseline] = [await buffersPerClaim(p.services.database.prisma, CLAIMS[0].fn), await buffersPerClaim(p.services.database.prisma, CLAIMS[1].fn)];
+      const [fair, baseline] = [
+        await buffersPerClaim(p.services.database.prisma, CLAIMS[0].fn),
+        await buffersPerClaim(p.services.database.prisma, CLAIMS[1].fn),
+      ];
       console.log(`  ${p.setup.name.padEnd(40)} ${String(fair).padStart(7)}    ${String(baseline).padStart(7)}     ${(fair / baseline).toFixed(2)}`);
     }
   } finally {

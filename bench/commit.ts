@@ -96,7 +96,9 @@ try {
   const client = new pg.Client({ connectionString: bench.databaseUrl });
   await client.connect();
   try {
-    const { rows: [written] } = await client.query<{ committed: number; events: number; deliveries: number; pending: number }>(
+    const {
+      rows: [written],
+    } = await client.query<{ committed: number; events: number; deliveries: number; pending: number }>(
       `SELECT (SELECT count(*)::int FROM journal_entries WHERE company_id = $1 AND status = 'committed') AS committed,
               (SELECT count(*)::int FROM events WHERE company_id = $1 AND type = $2) AS events,
               (SELECT count(*)::int FROM webhook_deliveries WHERE company_id = $1 AND event_type = $2) AS deliveries,

@@ -59,7 +59,14 @@ async function main(): Promise<void> {
     const company = await prisma.company.create({ data: { name: 'Bench AB', orgNumber: '556000-0000', entityType: 'aktiebolag' } });
     const secret = 'b'.repeat(64);
     const hook = await prisma.webhook.create({
-      data: { companyId: company.id, eventType: 'company.updated', webhookUrl: url, name: 'bench', secretEncrypted: services.secretBox.encrypt(secret), apiVersionPinned: '2026-11-01' },
+      data: {
+        companyId: company.id,
+        eventType: 'company.updated',
+        webhookUrl: url,
+        name: 'bench',
+        secretEncrypted: services.secretBox.encrypt(secret),
+        apiVersionPinned: '2026-11-01',
+      },
     });
     const seed = (count: number) =>
       prisma.$executeRawUnsafe(
@@ -144,11 +151,14 @@ async function main(): Promise<void> {
     await pool.end();
     await sender.close();
 
-    console.log(`\nDispatcher throughput, ${DELIVERIES} deliveries, batches of ${BATCH}, HTTPS receiver in another process, best of 2 alternating runs after a warm-up:`);
+    console.log(
+      `\nDispatcher throughput, ${DELIVERIES} deliveries, batches of ${BATCH}, HTTPS receiver in another process, best of 2 alternating runs after a warm-up:`,
+    );
     for (const r of [baseline, batch, oneLane, ours]) console.log(`  ${r.name.padEnd(36)} ${r.perSecond.toFixed(0).padStart(7)} deliveries/s`);
     console.log(`  ratio worker/baseline: ${(ours.perSecond / baseline.perSecond).toFixed(2)} (target >= 0.80)`);
-    console.log(`  ratio 1-lane worker/baseline: ${(oneLane.perSecond / baseline.perSecond).toFixed(2)}; batch-by-batch/baseline: ${(batch.perSecond / baseline.perSecond).toFixed(2)} (same sequential shape as the baseline, plus an attempt log, URL checks and kept response bodies)`);
-
+    console.log(
+      `  ratio 1-lane worker/baseline: ${(oneLane.perSecond / baseline.perSecond).toFixed(2)}; batch-by-batch/baseline: ${(batch.perSecond / baseline.perSecond).toFixed(2)} (same sequential shape as the baseline, plus an attempt log, URL checks and kept response bodies)`,
+    );
   } catch (error) {
     console.error(error);
     process.exitCode = 1;
@@ -158,6 +168,5 @@ async function main(): Promise<void> {
     await db.drop();
   }
 }
-
 
 await main();

@@ -40,8 +40,11 @@ try {
   });
   const entryRead = mcp(app, 'MCP tools/call entry read, PostgreSQL', key, ENTRY_TOOL, { company_id: companyId, entry_id: entryId });
   // A tool error is still HTTP 200: check the call answers the entry before timing it.
-  const probe = (await (await fetch(entryRead.url, { method: 'POST', headers: entryRead.headers, body: entryRead.body })).json()) as { result?: { isError?: boolean; structuredContent?: { id?: string } } };
-  if (probe.result?.isError || probe.result?.structuredContent?.id !== entryId) throw new Error(`${ENTRY_TOOL} did not answer the entry: ${JSON.stringify(probe).slice(0, 500)}`);
+  const probe = (await (await fetch(entryRead.url, { method: 'POST', headers: entryRead.headers, body: entryRead.body })).json()) as {
+    result?: { isError?: boolean; structuredContent?: { id?: string } };
+  };
+  if (probe.result?.isError || probe.result?.structuredContent?.id !== entryId)
+    throw new Error(`${ENTRY_TOOL} did not answer the entry: ${JSON.stringify(probe).slice(0, 500)}`);
   const samples = await pairedRounds([
     rest(app, 'REST read, PostgreSQL', key),
     mcp(app, 'MCP tools/call read, PostgreSQL', key),

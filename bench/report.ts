@@ -69,10 +69,11 @@ async function generate(services: Services, pool: pg.Pool, lines: number): Promi
       WHERE e.id = n.id`,
     [tenant.companyId, year.id],
   );
-  await pool.query(
-    `INSERT INTO journal_series_counters (company_id, fiscal_year_id, series, last_number) VALUES ($1::uuid, $2::uuid, 'A', $3::int)`,
-    [tenant.companyId, year.id, entries],
-  );
+  await pool.query(`INSERT INTO journal_series_counters (company_id, fiscal_year_id, series, last_number) VALUES ($1::uuid, $2::uuid, 'A', $3::int)`, [
+    tenant.companyId,
+    year.id,
+    entries,
+  ]);
   await pool.query('ANALYZE journal_entries; ANALYZE journal_lines');
   console.log(`  generated ${lines.toLocaleString('en')} committed lines in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return { companyId: tenant.companyId, key: tenant.key, fiscalYearId: year.id };
@@ -144,7 +145,10 @@ async function measure(services: Services, app: ReturnType<typeof buildApp>, poo
   for (let round = 0; round < 3; round += 1) {
     const [g, result] = await seconds(() => pool.query<{ debit: string; credit: string }>(GROUP_BY, [books.companyId, YEAR.start, YEAR.end]));
     groupBy.push(g);
-    rawTotals = result.rows.reduce((sum, row) => ({ debit: sum.debit + BigInt(row.debit), credit: sum.credit + BigInt(row.credit) }), { debit: 0n, credit: 0n });
+    rawTotals = result.rows.reduce((sum, row) => ({ debit: sum.debit + BigInt(row.debit), credit: sum.credit + BigInt(row.credit) }), {
+      debit: 0n,
+      credit: 0n,
+    });
     const [b, reported] = await seconds(balancesOnce);
     balances.push(b);
     totals = reported;
@@ -187,7 +191,13 @@ async function measure(services: Services, app: ReturnType<typeof buildApp>, poo
 
 async function main(): Promise<void> {
   const db = await createPostgresDatabase();
-  const config = loadConfig({ DATABASE_URL: db.url, DATABASE_ANON_URL: db.anonUrl, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000' });
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    DATABASE_ANON_URL: db.anonUrl,
+    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '100000',
+  });
   const services = await createServices(config, { logger: createLogger('warn') });
   const pool = new pg.Pool({ connectionString: db.url, max: 2 });
   try {
@@ -205,10 +215,18 @@ async function main(): Promise<void> {
     ] as const) {
       console.log(`  ${label.padEnd(44)} ${row(small, name)} ${row(large, name)}   ${(large[name] / small[name]).toFixed(1)}x`);
     }
-    console.log(`  ratio getAccountBalances / GROUP BY: ${(small.balances / small.groupBy).toFixed(2)} (${SMALL.toLocaleString('en')}), ${(large.balances / large.groupBy).toFixed(2)} (${LARGE.toLocaleString('en')})`);
-    console.log(`  ratio exportSie / GROUP BY: ${(small.sie / small.groupBy).toFixed(1)}, ${(large.sie / large.groupBy).toFixed(1)}; exportSie / raw keyset read: ${(small.sie / small.raw).toFixed(2)}, ${(large.sie / large.raw).toFixed(2)}`);
-    console.log(`  linearity (time for ${LARGE / SMALL}x the lines): exportSie ${(large.sie / small.sie).toFixed(1)}x, getAccountBalances ${(large.balances / small.balances).toFixed(1)}x`);
-    console.log(`  SIE file: ${(large.sieBytes / 1024 / 1024).toFixed(1)} MiB; peak RSS growth during the export: ${small.rssGrowthMb.toFixed(1)} MB (${SMALL.toLocaleString('en')}), ${large.rssGrowthMb.toFixed(1)} MB (${LARGE.toLocaleString('en')}) — limit ${RSS_LIMIT_MB} MB`);
+    console.log(
+      `  ratio getAccountBalances / GROUP BY: ${(small.balances / small.groupBy).toFixed(2)} (${SMALL.toLocaleString('en')}), ${(large.balances / large.groupBy).toFixed(2)} (${LARGE.toLocaleString('en')})`,
+    );
+    console.log(
+      `  ratio exportSie / GROUP BY: ${(small.sie / small.groupBy).toFixed(1)}, ${(large.sie / large.groupBy).toFixed(1)}; exportSie / raw keyset read: ${(small.sie / small.raw).toFixed(2)}, ${(large.sie / large.raw).toFixed(2)}`,
+    );
+    console.log(
+      `  linearity (time for ${LARGE / SMALL}x the lines): exportSie ${(large.sie / small.sie).toFixed(1)}x, getAccountBalances ${(large.balances / small.balances).toFixed(1)}x`,
+    );
+    console.log(
+      `  SIE file: ${(large.sieBytes / 1024 / 1024).toFixed(1)} MiB; peak RSS growth during the export: ${small.rssGrowthMb.toFixed(1)} MB (${SMALL.toLocaleString('en')}), ${large.rssGrowthMb.toFixed(1)} MB (${LARGE.toLocaleString('en')}) — limit ${RSS_LIMIT_MB} MB`,
+    );
     if (large.rssGrowthMb >= RSS_LIMIT_MB) {
       console.error(`  FAIL: RSS grew ${large.rssGrowthMb.toFixed(1)} MB during the SIE export (limit ${RSS_LIMIT_MB} MB)`);
       process.exitCode = 1;

@@ -43,7 +43,9 @@ const WEBHOOKS = 3;
 const CHILD_NODE_OPTIONS = process.env.SOAK_NODE_OPTIONS ?? '--max-old-space-size=160';
 
 const rssMb = (pid: number): number => {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return Number(line?.replace(/\D+/g, '') ?? Number.NaN) / 1024;
 };
 
@@ -59,7 +61,11 @@ function slope(points: { x: number; y: number }[]): number {
 
 /** Starts `node --import tsx <entry>` (one process, so its pid is the one doing the work). */
 function startEntry(entry: string, env: Record<string, string>): { child: ChildProcess; output: () => string; waitFor(pattern: RegExp): Promise<string> } {
-  const child = spawn(process.execPath, [...CHILD_NODE_OPTIONS.split(' ').filter(Boolean), '--import', 'tsx', join(ROOT, entry)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...CHILD_NODE_OPTIONS.split(' ').filter(Boolean), '--import', 'tsx', join(ROOT, entry)], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let text = '';
   child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -135,7 +141,9 @@ try {
       const pending = (await countDeliveries('pending')) + (await countDeliveries('in_flight'));
       samples.push({ t: (Date.now() - started) / 1000, api: rssMb(processes.api), worker: rssMb(processes.worker), pending });
       const last = samples.at(-1)!;
-      process.stderr.write(`  ${last.t.toFixed(0).padStart(4)} s  api ${last.api.toFixed(1)} MB  worker ${last.worker.toFixed(1)} MB  deliveries waiting ${pending}\n`);
+      process.stderr.write(
+        `  ${last.t.toFixed(0).padStart(4)} s  api ${last.api.toFixed(1)} MB  worker ${last.worker.toFixed(1)} MB  deliveries waiting ${pending}\n`,
+      );
       await sleep(SAMPLE_EVERY_S * 1000);
     }
   })();
@@ -181,12 +189,19 @@ try {
     const trend = points.length >= 3 ? slope(points) : Number.NaN;
     return {
       process: name,
-      rssMb: { first: samples[0]?.[name] ?? Number.NaN, afterWarmup: steady[0]?.[name] ?? Number.NaN, last: samples.at(-1)?.[name] ?? Number.NaN, max: Math.max(...samples.map((s) => s[name])) },
+      rssMb: {
+        first: samples[0]?.[name] ?? Number.NaN,
+        afterWarmup: steady[0]?.[name] ?? Number.NaN,
+        last: samples.at(-1)?.[name] ?? Number.NaN,
+        max: Math.max(...samples.map((s) => s[name])),
+      },
       slopeMbPerMinute: trend,
       met: trend < MAX_SLOPE_MB_PER_MIN,
     };
   });
-  const fiveXx = Object.entries(load.statusCodeStats ?? {}).filter(([code]) => code.startsWith('5')).reduce((sum, [, stat]) => sum + stat.count, 0);
+  const fiveXx = Object.entries(load.statusCodeStats ?? {})
+    .filter(([code]) => code.startsWith('5'))
+    .reduce((sum, [, stat]) => sum + stat.count, 0);
   const result = {
     minutes: MINUTES,
     nodeOptions: CHILD_NODE_OPTIONS,
@@ -201,7 +216,9 @@ try {
     processes: perProcess,
     samples,
   };
-  console.log(`\nsoak: ${result.requests} requests (${(result.requests / (MINUTES * 60)).toFixed(0)}/s), non-2xx ${result.non2xx} (5xx ${fiveXx}), errors ${result.errors}`);
+  console.log(
+    `\nsoak: ${result.requests} requests (${(result.requests / (MINUTES * 60)).toFixed(0)}/s), non-2xx ${result.non2xx} (5xx ${fiveXx}), errors ${result.errors}`,
+  );
   console.log(`  deliveries: ${deliveries} created, ${delivered} delivered, ${receivedCount} received`);
   for (const p of perProcess) {
     console.log(

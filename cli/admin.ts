@@ -50,7 +50,11 @@ const COMMANDS: Record<string, Command> = {
   },
   'membership list': {
     usage: 'membership list [--user <userId>] [--company <companyId>]',
-    run: (db, v) => listMemberships(db, { ...(optional(v, 'user') && { userId: optional(v, 'user') }), ...(optional(v, 'company') && { companyId: optional(v, 'company') }) }),
+    run: (db, v) =>
+      listMemberships(db, {
+        ...(optional(v, 'user') && { userId: optional(v, 'user') }),
+        ...(optional(v, 'company') && { companyId: optional(v, 'company') }),
+      }),
   },
   'key create': {
     usage: 'key create --user <userId> --name <name> [--mode test|live] [--scopes a,b|all] [--company <companyId>] [--rate-limit <n>]',
@@ -119,7 +123,9 @@ if (!command) {
 // Named before anything opens the database, so the operator fixes the line, not a zod message.
 const missing = (command.required ?? []).filter((flag) => values[flag as keyof typeof values] === undefined || values[flag as keyof typeof values] === '');
 if (missing.length > 0) {
-  process.stderr.write(`Missing required flag${missing.length > 1 ? 's' : ''} for "${name}": ${missing.map((flag) => `--${flag}`).join(', ')}\nUsage: npm run admin -- ${command.usage}\n`);
+  process.stderr.write(
+    `Missing required flag${missing.length > 1 ? 's' : ''} for "${name}": ${missing.map((flag) => `--${flag}`).join(', ')}\nUsage: npm run admin -- ${command.usage}\n`,
+  );
   process.exit(2);
 }
 

@@ -44,7 +44,7 @@ export function mcpContentSources(services: Services, operations: readonly Opera
       uri: MCP_RESOURCE_URIS.openapi,
       name: 'openapi',
       title: 'OpenAPI 3.1 document',
-      description: 'The REST API\'s full description: every operation, schema, error and example.',
+      description: "The REST API's full description: every operation, schema, error and example.",
       mimeType: 'application/json',
       read: openapi,
     },

@@ -54,7 +54,9 @@ export function gracefulShutdown({ server, metricsServer, worker, operations, se
       await settlesWithin(services.database.close(), CLOSE_MARGIN_MS);
       services.logger.info(
         { event: 'shutdown', signal, in_flight_at_signal: waitingFor, forced, abandoned: !finished, uptime_s: Math.round(process.uptime()) },
-        finished ? `shut down (${signal})` : `shut down (${signal}); work still running after ${graceMs} ms was left to its lease and resumes from its checkpoint`,
+        finished
+          ? `shut down (${signal})`
+          : `shut down (${signal}); work still running after ${graceMs} ms was left to its lease and resumes from its checkpoint`,
       );
       process.exit(0);
     } catch (error) {
@@ -74,7 +76,13 @@ export async function settlesWithin(work: Promise<unknown>, ms: number): Promise
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
   try {
-    return await Promise.race([work.then(() => true, () => true), timedOut]);
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      timedOut,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -11,7 +11,9 @@ if (config.embedded) {
   process.stderr.write('npm run worker needs DATABASE_URL (PostgreSQL); with the embedded database, npm start delivers webhooks itself.\n');
   process.exit(1);
 }
-const services = await startupStep(() => createServices(config, { migrate: false, processName: 'npm run worker', stdoutIsTerminal: process.stdout.isTTY === true }));
+const services = await startupStep(() =>
+  createServices(config, { migrate: false, processName: 'npm run worker', stdoutIsTerminal: process.stdout.isTTY === true }),
+);
 const metrics = metricsFor(services);
 const metricsServer = metrics ? await serveMetrics(services, metrics) : null;
 const worker = startWorker(services, { onOutcomes: metrics?.onDeliveries });
@@ -34,7 +36,9 @@ const shutdown = (signal: NodeJS.Signals): void => {
       clearTimeout(cutScrapes);
       services.logger.info(
         { event: 'shutdown', signal, abandoned: !finished, delivered: worker.totals.delivered, failed: worker.totals.failed, dead: worker.totals.dead },
-        finished ? `worker stopped (${signal})` : `worker stopped (${signal}); work still running after ${config.SHUTDOWN_GRACE_MS} ms was left to its lease and resumes from its checkpoint`,
+        finished
+          ? `worker stopped (${signal})`
+          : `worker stopped (${signal}); work still running after ${config.SHUTDOWN_GRACE_MS} ms was left to its lease and resumes from its checkpoint`,
       );
       process.exit(0);
     });

@@ -12,7 +12,9 @@ import { fullPath, isPublic, type DescribedOperation } from './operation-traits.
 export function curlExample(op: DescribedOperation, api: string, keyVariable = '$API_KEY'): string {
   const params = (op.examples.params ?? {}) as Record<string, unknown>;
   const query = (op.examples.query ?? {}) as Record<string, unknown>;
-  const path = fullPath(op).replace(/^\/api\/v1/, '').replace(/\{(\w+)\}/g, (_match, name: string) => encodeURIComponent(String(params[name] ?? `<${name}>`)));
+  const path = fullPath(op)
+    .replace(/^\/api\/v1/, '')
+    .replace(/\{(\w+)\}/g, (_match, name: string) => encodeURIComponent(String(params[name] ?? `<${name}>`)));
   const search = new URLSearchParams(Object.entries(query).map(([key, value]) => [key, String(value)])).toString();
   const parts = [`curl -s -X ${op.method} "${api}${path}${search ? `?${search}` : ''}"`];
   if (!isPublic(op)) parts.push(`-H "Authorization: Bearer ${keyVariable}"`);
@@ -22,7 +24,8 @@ export function curlExample(op: DescribedOperation, api: string, keyVariable = '
   if (op.input.file) {
     // multipart/form-data: the file part from a local file, then the text fields beside it.
     parts.push(`-F ${shellQuote(`${op.input.file.field}=@${op.input.file.exampleName}`)}`);
-    for (const [field, value] of Object.entries((op.examples.body ?? {}) as Record<string, unknown>)) parts.push(`-F ${shellQuote(`${field}=${String(value)}`)}`);
+    for (const [field, value] of Object.entries((op.examples.body ?? {}) as Record<string, unknown>))
+      parts.push(`-F ${shellQuote(`${field}=${String(value)}`)}`);
   }
   return parts.join(' \\\n  ');
 }

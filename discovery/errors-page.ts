@@ -17,8 +17,7 @@ export interface ErrorsPage {
   contentSecurityPolicy: string;
 }
 
-const escapeHtml = (text: string): string =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** `backticks` in catalogue prose become <code>. */
 const prose = (text: string): string => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
@@ -44,7 +43,9 @@ function section(code: ErrorCode, operations: readonly DescribedOperation[], pub
     '<dl>',
     `<dt>Cause</dt><dd>${prose(entry.cause)}</dd>`,
     `<dt>Fix</dt><dd>${prose(entry.recoveryHint)}</dd>`,
-    ...(entry.validAlternatives.length > 0 ? [`<dt>Valid alternatives</dt><dd>${entry.validAlternatives.map((v) => `<code>${escapeHtml(v)}</code>`).join(', ')}</dd>`] : []),
+    ...(entry.validAlternatives.length > 0
+      ? [`<dt>Valid alternatives</dt><dd>${entry.validAlternatives.map((v) => `<code>${escapeHtml(v)}</code>`).join(', ')}</dd>`]
+      : []),
     ...(answeredBy.length > 0 ? [`<dt>Operations that can answer it</dt><dd>${answeredBy.join(', ')}</dd>`] : []),
     '</dl>',
     `<pre>${escapeHtml(JSON.stringify(errorExample(code, publicBaseUrl), null, 2))}</pre>`,

@@ -69,7 +69,10 @@ export function errorExample(code: ErrorCode, publicBaseUrl: string): ErrorBody 
     code === 'INSUFFICIENT_SCOPE'
       ? { requiredScope: 'webhooks:manage' }
       : code === 'VALIDATION_ERROR'
-        ? { message: 'body.name: Too small: expected string to have >=1 characters', details: [{ path: 'body.name', message: 'Too small: expected string to have >=1 characters' }] }
+        ? {
+            message: 'body.name: Too small: expected string to have >=1 characters',
+            details: [{ path: 'body.name', message: 'Too small: expected string to have >=1 characters' }],
+          }
         : {};
   return errorBody(new DomainError(code, extra), SAMPLE_REQUEST_ID, publicBaseUrl);
 }

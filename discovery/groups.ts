@@ -18,8 +18,7 @@ const GROUP_INFO: Partial<Record<Group, GroupInfo>> = {
   },
   companies: {
     title: 'Companies',
-    description:
-      'The companies (bookkeeping entities) your API key can act on. Every company-scoped operation needs a company id from the companies list.',
+    description: 'The companies (bookkeeping entities) your API key can act on. Every company-scoped operation needs a company id from the companies list.',
   },
   ledger: {
     title: 'Ledger',
@@ -53,8 +52,7 @@ const GROUP_INFO: Partial<Record<Group, GroupInfo>> = {
   },
   webhooks: {
     title: 'Webhooks',
-    description:
-      'Subscriptions that receive signed HTTP POST deliveries of events, their delivery log, test deliveries and retries.',
+    description: 'Subscriptions that receive signed HTTP POST deliveries of events, their delivery log, test deliveries and retries.',
   },
   discovery: {
     title: 'Discovery',

@@ -94,7 +94,8 @@ function schemaRoots(document: Document): Site[] {
     }
   };
   const fromParameter = (parameter: JsonSchema) => {
-    if (isObject(parameter.schema)) sites.push({ node: parameter.schema, replace: (next) => (parameter.schema = next), hint: String(parameter.name ?? 'Parameter') });
+    if (isObject(parameter.schema))
+      sites.push({ node: parameter.schema, replace: (next) => (parameter.schema = next), hint: String(parameter.name ?? 'Parameter') });
   };
   const fromOperation = (operation: JsonSchema, name: string) => {
     for (const parameter of (operation.parameters ?? []) as JsonSchema[]) fromParameter(parameter);
@@ -241,8 +242,7 @@ export function shareSchemas(input: JsonSchema, named: readonly NamedSchema[]): 
 
   /** A readable name for a shared shape, from what it refers to or where it first appears. */
   function hintFor(shape: JsonSchema, hint: string): string {
-    const refName = (node: unknown): string | null =>
-      isObject(node) && typeof node.$ref === 'string' ? node.$ref.slice(COMPONENT_REF_PREFIX.length) : null;
+    const refName = (node: unknown): string | null => (isObject(node) && typeof node.$ref === 'string' ? node.$ref.slice(COMPONENT_REF_PREFIX.length) : null);
     const variants = shape.anyOf;
     if (Array.isArray(variants) && variants.length === 2 && canonical(variants[1]) === '{"type":"null"}') {
       const target = refName(variants[0]);

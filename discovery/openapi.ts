@@ -18,15 +18,7 @@ import { SIGNATURE_HEADER } from '../domain/webhooks/signature-header.ts';
 import { errorExample, eventExample, requestBodyExample, responseExample } from './examples.ts';
 import { EVENTS_TAG, groupInfo, groupsInUse } from './groups.ts';
 import { objectProperties, toJsonSchema, type JsonSchema, type SchemaIo } from './json-schema.ts';
-import {
-  API_PREFIX,
-  isPublic,
-  isWrite,
-  requestContentType,
-  requiredScopes,
-  responseMediaTypes,
-  type DescribedOperation,
-} from './operation-traits.ts';
+import { API_PREFIX, isPublic, isWrite, requestContentType, requiredScopes, responseMediaTypes, type DescribedOperation } from './operation-traits.ts';
 
 /**
  * The OpenAPI 3.1 document (spec Endpoints 9-10), generated from the operation declarations and
@@ -139,8 +131,7 @@ export function buildOpenApiDocument(operations: readonly DescribedOperation[], 
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'API key (sk_test_… or sk_live_…)',
-          description:
-            'An API key as a bearer token. Each operation lists the scope it needs; a key lacking it gets 403 INSUFFICIENT_SCOPE.',
+          description: 'An API key as a bearer token. Each operation lists the scope it needs; a key lacking it gets 403 INSUFFICIENT_SCOPE.',
         },
       },
       headers: HEADERS,
@@ -179,7 +170,9 @@ const namedSchemas = once((): NamedSchema[] => {
     const family = pascalCase(type.split('.')[0] as string);
     // An event's object is its resource's public schema: named after it, unless a different shape has that name.
     const objectName = taken.has(family) ? `${family}Object` : family;
-    const envelope = toJsonSchema(eventEnvelopeSchemaFor(type), 'output', type).schema as { properties: Record<string, JsonSchema & { properties: Record<string, JsonSchema> }> };
+    const envelope = toJsonSchema(eventEnvelopeSchemaFor(type), 'output', type).schema as {
+      properties: Record<string, JsonSchema & { properties: Record<string, JsonSchema> }>;
+    };
     entries.push(
       { name: objectName, schema: toJsonSchema(EVENT_CATALOG[type].object, 'output', family).schema },
       // The parts every event type's envelope repeats.
@@ -190,11 +183,10 @@ const namedSchemas = once((): NamedSchema[] => {
   }
   // One name per shape: types of a family share their object and data schemas, so keep the first name.
   const seen = new Set<string>();
-  return entries
-    .filter((entry) => {
-      const key = JSON.stringify(entry.schema);
-      return seen.has(key) ? false : (seen.add(key), true);
-    });
+  return entries.filter((entry) => {
+    const key = JSON.stringify(entry.schema);
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
 });
 
 const INFO_DESCRIPTION = [
@@ -244,13 +236,15 @@ function parameters(op: DescribedOperation, components: Components): JsonSchema[
   add('path', op.input.params);
   add('query', op.input.query);
   if (op.dryRun) {
-    result.push(components.shared('parameters', 'DryRun', {
-      name: 'dry_run',
-      in: 'query',
-      required: false,
-      description: 'With `true`, run every check and return the would-be result with `meta.dry_run: true`; nothing is written.',
-      schema: { type: 'boolean', default: false },
-    }));
+    result.push(
+      components.shared('parameters', 'DryRun', {
+        name: 'dry_run',
+        in: 'query',
+        required: false,
+        description: 'With `true`, run every check and return the would-be result with `meta.dry_run: true`; nothing is written.',
+        schema: { type: 'boolean', default: false },
+      }),
+    );
   }
   if (op.binaryResponse) {
     result.push({
@@ -263,15 +257,17 @@ function parameters(op: DescribedOperation, components: Components): JsonSchema[
   }
   if (op.idempotencyKey !== 'none') {
     const required = op.idempotencyKey === 'required';
-    result.push(components.shared('parameters', required ? 'IdempotencyKeyRequired' : 'IdempotencyKey', {
-      name: 'Idempotency-Key',
-      in: 'header',
-      required,
-      description:
-        'A unique key (e.g. a UUID) per logical request, kept 24 hours. Retrying with the same key replays the stored result; the same key with another body answers 422.',
-      schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX, pattern: IDEMPOTENCY_KEY_CHARS },
-      example: '3b9f6a52-0c7e-4d1b-9f2a-6c8e1d4b7a90',
-    }));
+    result.push(
+      components.shared('parameters', required ? 'IdempotencyKeyRequired' : 'IdempotencyKey', {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required,
+        description:
+          'A unique key (e.g. a UUID) per logical request, kept 24 hours. Retrying with the same key replays the stored result; the same key with another body answers 422.',
+        schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX, pattern: IDEMPOTENCY_KEY_CHARS },
+        example: '3b9f6a52-0c7e-4d1b-9f2a-6c8e1d4b7a90',
+      }),
+    );
   }
   return result;
 }
@@ -368,13 +364,10 @@ function errorResponses(op: DescribedOperation, components: Components): JsonSch
 }
 
 /** Each code's example body lives once under components.examples and is referenced per operation. */
-const errorExamples = (codes: ErrorCode[]): JsonSchema =>
-  Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${code}` }]));
+const errorExamples = (codes: ErrorCode[]): JsonSchema => Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${code}` }]));
 
 const errorExampleComponents = (used: ReadonlySet<ErrorCode>, publicBaseUrl: string): JsonSchema =>
-  Object.fromEntries(
-    ERROR_CODES.filter((code) => used.has(code)).map((code) => [code, { value: errorExample(code, publicBaseUrl) }]),
-  );
+  Object.fromEntries(ERROR_CODES.filter((code) => used.has(code)).map((code) => [code, { value: errorExample(code, publicBaseUrl) }]));
 
 /**
  * A type's payload schema. Shared: the general Event (every field, closed) narrowed by the type's
@@ -397,8 +390,7 @@ function eventOperation(type: EventType, components: Components): JsonSchema {
     operationId: `receive${name}Event`,
     tags: [EVENTS_TAG.name],
     summary: type,
-    description:
-      `${entry.description}${entry.payroll ? ' Subscribing to it needs payroll:read as well.' : ''}`,
+    description: `${entry.description}${entry.payroll ? ' Subscribing to it needs payroll:read as well.' : ''}`,
     security: [],
     parameters: [
       components.shared('parameters', 'Signature', {

@@ -14,8 +14,7 @@ export type RequestContentType = 'application/json' | 'multipart/form-data';
 export type DescribedOperation = Omit<Operation, 'handler'>;
 
 /** `{companyId}`, `{id}`, … in path order. */
-export const pathParamNames = (op: Pick<DescribedOperation, 'path'>): string[] =>
-  [...op.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string);
+export const pathParamNames = (op: Pick<DescribedOperation, 'path'>): string[] => [...op.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string);
 
 /** The full path a caller sends, e.g. `/api/v1/companies/{companyId}`. */
 export const fullPath = (op: Pick<DescribedOperation, 'path'>): string => API_PREFIX + op.path;

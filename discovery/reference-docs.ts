@@ -20,14 +20,7 @@ import { SAMPLE_BASE_URL, errorExample, eventExample, requestBodyExample, respon
 import { cliExample, curlExample } from './command-examples.ts';
 import { EVENTS_TAG, groupInfo, groupsInUse } from './groups.ts';
 import { describeType, objectProperties, resolveRef, toJsonSchema, type JsonSchema } from './json-schema.ts';
-import {
-  fullPath,
-  isPublic,
-  requestContentType,
-  requiredScope,
-  responseMediaTypes,
-  type DescribedOperation,
-} from './operation-traits.ts';
+import { fullPath, isPublic, requestContentType, requiredScope, responseMediaTypes, type DescribedOperation } from './operation-traits.ts';
 
 /**
  * The Markdown reference under docs/reference/ (`npm run docs`), generated from the same
@@ -52,7 +45,13 @@ export function renderReferenceDocs(operations: readonly DescribedOperation[]): 
   const docs: ReferenceDocs = new Map();
   docs.set(INDEX_DOC, renderIndex(operations));
   for (const group of groupsInUse(operations)) {
-    docs.set(groupDocFile(group), renderGroup(group, operations.filter((op) => op.group === group)));
+    docs.set(
+      groupDocFile(group),
+      renderGroup(
+        group,
+        operations.filter((op) => op.group === group),
+      ),
+    );
   }
   docs.set(ERRORS_DOC, renderErrors());
   docs.set(EVENTS_DOC, renderEvents());
@@ -66,7 +65,11 @@ const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g,
 const table = (head: string[], rows: string[][]): string =>
   [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.map(cell).join(' | ')} |`)].join('\n');
 /** GitHub's heading anchor: lowercase, spaces to dashes, punctuation dropped. */
-const anchor = (heading: string): string => heading.toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-');
+const anchor = (heading: string): string =>
+  heading
+    .toLowerCase()
+    .replace(/[^a-z0-9 _-]/g, '')
+    .replace(/ /g, '-');
 const yesNo = (value: boolean): string => (value ? 'yes' : 'no');
 
 function renderIndex(operations: readonly DescribedOperation[]): string {
@@ -79,7 +82,7 @@ function renderIndex(operations: readonly DescribedOperation[]): string {
       '',
       '- **Authentication**: `Authorization: Bearer <API_KEY>`. A `test` key (`sk_test_…`) reaches sandbox companies only, a `live` key (`sk_live_…`) live ones. Each operation names the scope it needs; public operations need no key.',
       '- **Envelope**: every JSON success body is `{ "data": …, "meta": { "request_id", "api_version", … } }`; deletes answer a bare `204`.',
-      '- **Pagination**: cursor lists take `?cursor=` and `?limit=`; the next page\'s cursor is `meta.pagination.next_cursor` while `meta.pagination.has_more` is true. A stale cursor restarts at page one.',
+      "- **Pagination**: cursor lists take `?cursor=` and `?limit=`; the next page's cursor is `meta.pagination.next_cursor` while `meta.pagination.has_more` is true. A stale cursor restarts at page one.",
       '- **Idempotency**: writes that take an `Idempotency-Key` header replay the stored result for a repeated key (header `Idempotent-Replayed: true`).',
       '- **Dry runs**: operations marked so accept `?dry_run=true`: every check runs, nothing is written, `meta.dry_run` is `true`.',
       `- **Errors**: \`{ "error": { "code", "message", "status", "request_id", "recovery_hint", "docs_url", "valid_alternatives" } }\`; see [Errors](${ERRORS_DOC}).`,
@@ -107,12 +110,7 @@ function renderIndex(operations: readonly DescribedOperation[]): string {
       '',
       table(
         ['Method', 'Path', 'Summary', 'Scope'],
-        operations.map((op) => [
-          op.method,
-          `\`${fullPath(op)}\``,
-          `[${op.summary}](${groupDocFile(op.group)}#${anchor(op.summary)})`,
-          scopeText(op),
-        ]),
+        operations.map((op) => [op.method, `\`${fullPath(op)}\``, `[${op.summary}](${groupDocFile(op.group)}#${anchor(op.summary)})`, scopeText(op)]),
       ),
     ].join('\n'),
   );
@@ -142,7 +140,12 @@ function renderOperation(op: DescribedOperation): string {
         ['Idempotency-Key', op.idempotencyKey === 'none' ? 'not taken' : op.idempotencyKey],
         ['Success', `${op.status}${responseMediaTypes(op).length > 0 ? ` (${responseMediaTypes(op).join(', ')})` : ', no body'}`],
         ...(op.secretOutput?.length
-          ? [['Shown-once secret', `${op.secretOutput.map((f) => `\`${f}\``).join(', ')}, only in this answer. Over MCP the answer enters the model's context; the tool's \`reveal_secret: false\` leaves it out`]]
+          ? [
+              [
+                'Shown-once secret',
+                `${op.secretOutput.map((f) => `\`${f}\``).join(', ')}, only in this answer. Over MCP the answer enters the model's context; the tool's \`reveal_secret: false\` leaves it out`,
+              ],
+            ]
           : []),
       ],
     ),
@@ -200,7 +203,10 @@ function renderOperation(op: DescribedOperation): string {
 
 function parameterRows(op: DescribedOperation): string[][] {
   const rows: string[][] = [];
-  for (const [location, schema] of [['path', op.input.params], ['query', op.input.query]] as const) {
+  for (const [location, schema] of [
+    ['path', op.input.params],
+    ['query', op.input.query],
+  ] as const) {
     if (!schema) continue;
     const converted = toJsonSchema(schema, 'input', `${op.id}Parameters`);
     for (const { name, schema: property, required } of objectProperties(converted.schema)) {
@@ -209,7 +215,13 @@ function parameterRows(op: DescribedOperation): string[][] {
   }
   if (op.dryRun) rows.push(['`dry_run`', 'query', 'no', 'boolean', 'With `true`, run every check and write nothing.']);
   if (op.idempotencyKey !== 'none') {
-    rows.push(['`Idempotency-Key`', 'header', yesNo(op.idempotencyKey === 'required'), 'string', 'Unique per logical request (e.g. a UUID); reuse it only to retry the same request.']);
+    rows.push([
+      '`Idempotency-Key`',
+      'header',
+      yesNo(op.idempotencyKey === 'required'),
+      'string',
+      'Unique per logical request (e.g. a UUID); reuse it only to retry the same request.',
+    ]);
   }
   return rows;
 }
@@ -228,7 +240,9 @@ function fieldTable(schema: Parameters<typeof toJsonSchema>[0], io: 'input' | 'o
 /** The parts of a multipart upload: the file, then the text fields. */
 function uploadTable(op: DescribedOperation): string {
   const file = op.input.file!;
-  const rows = [[`\`${file.field}\``, 'file (binary)', 'yes', `${file.description} Accepted by content: ${file.contentTypes.join(', ')}; at most ${file.maxBytes} bytes.`]];
+  const rows = [
+    [`\`${file.field}\``, 'file (binary)', 'yes', `${file.description} Accepted by content: ${file.contentTypes.join(', ')}; at most ${file.maxBytes} bytes.`],
+  ];
   if (op.input.body) {
     const converted = toJsonSchema(op.input.body, 'input', `${op.id}Fields`);
     for (const { name, schema, required } of objectProperties(resolveRef(converted.schema, converted.defs))) {
@@ -275,7 +289,9 @@ function renderEvents(): string {
       EVENT_TYPES.map((type) => [`[\`${type}\`](#${anchor(type)})`, EVENT_CATALOG[type].group, describeEvent(type)]),
     ),
     ...families.flatMap((family) =>
-      EVENT_TYPES.filter((type) => EVENT_CATALOG[type].group === family).map((type) => [`## ${type}`, '', describeEvent(type), '', json(eventExample(type))].join('\n')),
+      EVENT_TYPES.filter((type) => EVENT_CATALOG[type].group === family).map((type) =>
+        [`## ${type}`, '', describeEvent(type), '', json(eventExample(type))].join('\n'),
+      ),
     ),
   );
 }
@@ -306,7 +322,7 @@ function renderVerification(): string {
         "import { verifySignature } from './dispatcher/sign.ts';",
         '',
         `const check = verifySignature(req.headers['${SIGNATURE_HEADER.toLowerCase()}'], rawBody, process.env.WEBHOOK_SECRET!);`,
-        "if (!check.ok) return res.status(400).end(check.reason); // never throws; a list of secrets also works",
+        'if (!check.ok) return res.status(400).end(check.reason); // never throws; a list of secrets also works',
         "const event = JSON.parse(rawBody.toString('utf8'));",
       ].join('\n'),
     ),
@@ -348,7 +364,7 @@ function renderDeliveryRules(): string {
     `- A \`429\` or \`503\` with \`Retry-After\` (seconds or an HTTP date) waits for the longer of the step and the Retry-After, at most ${hours(MAX_RETRY_DELAY_MS)}.`,
     '- `410 Gone` ends the delivery and disables the webhook (`http_410`); so does a URL that resolves to a private address at send time (`url_unsafe:<class>`).',
     `- A webhook whose deliveries have all failed for ${AUTO_DISABLE_FAILING_FOR_MS / 86_400_000} days, or whose last ${AUTO_DISABLE_DEAD_IN_A_ROW} finished deliveries all ended \`dead\`, whichever comes first, is disabled with \`disabled_reason\` \`${CONSECUTIVE_FAILURES}\`. One successful delivery resets both counts; the webhook's \`failing_since\` and \`last_error\` show the current run.`,
-    '- Every disable emits one `webhook.disabled` event (with `disabled_reason` and `last_error`) to the company\'s other subscriptions. Re-enable with `updateWebhook` and `active: true`, which checks the URL again and clears the failure record.',
+    "- Every disable emits one `webhook.disabled` event (with `disabled_reason` and `last_error`) to the company's other subscriptions. Re-enable with `updateWebhook` and `active: true`, which checks the URL again and clears the failure record.",
   ].join('\n');
 }
 

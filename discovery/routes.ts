@@ -85,7 +85,11 @@ export function createDiscoveryRoutes(options: DiscoveryOptions = {}): RouteModu
     app.get(`${DISCOVERY_PATHS.referenceDocs}/:file`, publicHeaders, (c) => {
       const content = referenceDocs().get(c.req.param('file'));
       if (content !== undefined) return send(c, content, MARKDOWN_TYPE);
-      return notFound(c, 'reference page', [...referenceDocs().keys()].map((file) => `${DISCOVERY_PATHS.referenceDocs}/${file}`));
+      return notFound(
+        c,
+        'reference page',
+        [...referenceDocs().keys()].map((file) => `${DISCOVERY_PATHS.referenceDocs}/${file}`),
+      );
     });
 
     // Each capability record's docsPath resolves here (by any id the lookup accepts).
@@ -122,7 +126,15 @@ export function createDiscoveryRoutes(options: DiscoveryOptions = {}): RouteModu
       c.header('Allow', 'GET');
       return errorResponse(c, new DomainError('METHOD_NOT_ALLOWED', { message: 'Use GET on this path.' }), base);
     };
-    for (const path of [DISCOVERY_PATHS.openapi, DISCOVERY_PATHS.llmsTxt, DISCOVERY_PATHS.securityTxt, DISCOVERY_PATHS.skillsIndex, DISCOVERY_PATHS.agentSkillsIndex, DISCOVERY_PATHS.docsPage, DISCOVERY_PATHS.errorsPage]) {
+    for (const path of [
+      DISCOVERY_PATHS.openapi,
+      DISCOVERY_PATHS.llmsTxt,
+      DISCOVERY_PATHS.securityTxt,
+      DISCOVERY_PATHS.skillsIndex,
+      DISCOVERY_PATHS.agentSkillsIndex,
+      DISCOVERY_PATHS.docsPage,
+      DISCOVERY_PATHS.errorsPage,
+    ]) {
       app.on(['POST', 'PUT', 'PATCH', 'DELETE'], path, publicHeaders, methodNotAllowed);
     }
   };

@@ -10,15 +10,7 @@ import { groupInfo, groupsInUse } from './groups.ts';
 import { describeType, objectProperties, resolveRef, toJsonSchema } from './json-schema.ts';
 import { DISCOVERY_PATHS } from './discovery-paths.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
-import {
-  fullPath,
-  isPaginated,
-  isPublic,
-  isTenantScoped,
-  requiredScope,
-  takesIdempotencyKey,
-  type DescribedOperation,
-} from './operation-traits.ts';
+import { fullPath, isPaginated, isPublic, isTenantScoped, requiredScope, takesIdempotencyKey, type DescribedOperation } from './operation-traits.ts';
 
 /**
  * Agent skills, one per registry group: a SKILL.md (agentskills.io format: YAML front matter with
@@ -107,7 +99,10 @@ function renderOperation(op: DescribedOperation, api: string): string {
 
 function parameterLines(op: DescribedOperation): string[] {
   const lines: string[] = [];
-  for (const [location, schema] of [['path', op.input.params], ['query', op.input.query]] as const) {
+  for (const [location, schema] of [
+    ['path', op.input.params],
+    ['query', op.input.query],
+  ] as const) {
     if (!schema) continue;
     for (const { name, schema: property, required } of objectProperties(toJsonSchema(schema, 'input', op.id).schema)) {
       const description = typeof property.description === 'string' ? `: ${property.description}` : '';
@@ -151,10 +146,10 @@ const SIGNATURES = [
   `4. Reject a \`t\` more than ${DEFAULT_TOLERANCE_SECONDS} seconds away from your clock (replays).`,
   '5. Answer 2xx quickly; the event `id` stays the same across retries, so use it to drop duplicates. Answering 410 disables the webhook.',
   '',
-  'In Node.js, `verifySignature(header, rawBody, secret)` from this service\'s dispatcher/sign.ts does all of this and never throws:',
+  "In Node.js, `verifySignature(header, rawBody, secret)` from this service's dispatcher/sign.ts does all of this and never throws:",
   '',
   '```ts',
-  'const result = verifySignature(request.headers[\'x-service-signature\'], rawBody, process.env.WEBHOOK_SECRET);',
+  "const result = verifySignature(request.headers['x-service-signature'], rawBody, process.env.WEBHOOK_SECRET);",
   'if (!result.ok) return respond(400); // result.reason says why',
   '```',
   '',

@@ -1,11 +1,4 @@
-import {
-  SIGNATURE_HEADER,
-  STANDARD_ID_HEADER,
-  STANDARD_SIGNATURE_HEADER,
-  STANDARD_TIMESTAMP_HEADER,
-  signPayload,
-  signStandardWebhook,
-} from './sign.ts';
+import { SIGNATURE_HEADER, STANDARD_ID_HEADER, STANDARD_SIGNATURE_HEADER, STANDARD_TIMESTAMP_HEADER, signPayload, signStandardWebhook } from './sign.ts';
 
 /**
  * The headers of one delivery POST, signed. The dispatcher sends these, and `accounting listen`

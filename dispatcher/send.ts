@@ -69,14 +69,7 @@ const UNKNOWN = 'unknown';
 const SENDER_CLOSED = 'sender_closed';
 /** Error codes we record must look like codes, so receivers cannot inject text into our rows. */
 const ERROR_CODE_PATTERN = /^[A-Z][A-Z0-9_]{1,63}$/;
-const TIMEOUT_CODES = new Set([
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_ABORTED',
-  'ETIMEDOUT',
-  'ABORT_ERR',
-]);
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_ABORTED', 'ETIMEDOUT', 'ABORT_ERR']);
 /** How deep to follow `cause` chains when looking for a code. */
 const MAX_CAUSE_DEPTH = 4;
 const UTF8_CONTINUATION_MASK = 0xc0;
@@ -113,7 +106,9 @@ export function cutAtUtf8Boundary(bytes: Buffer, limit: number): Buffer {
 
 /** Text of at most `limit` UTF-8 bytes. NULs are dropped because PostgreSQL text rejects them. */
 export function boundedText(bytes: Buffer, limit: number): string {
-  let text = cutAtUtf8Boundary(bytes, limit).toString('utf8').replace(/\u0000/g, '');
+  let text = cutAtUtf8Boundary(bytes, limit)
+    .toString('utf8')
+    .replace(/\u0000/g, '');
   // Invalid input decodes to U+FFFD (3 bytes), which can grow the text past the limit; the
   // re-encoded text is valid UTF-8, so a second cut is exact.
   if (Buffer.byteLength(text) > limit) text = cutAtUtf8Boundary(Buffer.from(text), limit).toString('utf8');
@@ -186,8 +181,7 @@ export function createSender(options: SenderOptions): Sender {
       responseHeaders: null,
       errorClass,
     });
-    const failure = (errorClass: string) =>
-      failed(errorClass === TIMEOUT ? { kind: 'timeout' } : { kind: 'transport_error', errorClass }, errorClass);
+    const failure = (errorClass: string) => failed(errorClass === TIMEOUT ? { kind: 'timeout' } : { kind: 'transport_error', errorClass }, errorClass);
 
     if (closed) return failure(SENDER_CLOSED);
     // One deadline for the whole attempt, DNS included. A timer we clear (not AbortSignal.timeout,

@@ -39,15 +39,9 @@ const TIMESTAMP_PATTERN = /^(?:0|[1-9][0-9]{0,14})$/;
 /** Even number of hex digits; Buffer.from(x, 'hex') silently truncates at bad chars, so check first. */
 const HEX_PATTERN = /^(?:[0-9a-fA-F]{2})+$/;
 
-export type VerifyFailureReason =
-  | 'missing_header'
-  | 'malformed_header'
-  | 'no_valid_signature'
-  | 'timestamp_outside_tolerance';
+export type VerifyFailureReason = 'missing_header' | 'malformed_header' | 'no_valid_signature' | 'timestamp_outside_tolerance';
 
-export type VerifyResult =
-  | { ok: true; timestamp: number }
-  | { ok: false; reason: VerifyFailureReason };
+export type VerifyResult = { ok: true; timestamp: number } | { ok: false; reason: VerifyFailureReason };
 
 export interface VerifyOptions {
   /** Maximum allowed |now - t| in seconds. Default {@link DEFAULT_TOLERANCE_SECONDS}. */
@@ -58,10 +52,7 @@ export interface VerifyOptions {
 
 function computeSignature(secret: string, timestamp: string, rawBody: string | Uint8Array): Buffer {
   // Feed the pieces separately so a Buffer body is signed byte-for-byte, never re-encoded.
-  return createHmac('sha256', Buffer.from(secret, 'utf8'))
-    .update(`${timestamp}.`, 'utf8')
-    .update(rawBody)
-    .digest();
+  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestamp}.`, 'utf8').update(rawBody).digest();
 }
 
 /** One secret or several (current first, then the previous one during a rotation). */
@@ -158,12 +149,7 @@ function signatureMatches(candidateHex: string, expected: Buffer): boolean {
  * learn "no_valid_signature", not anything about our clock. Unlike Stripe's helper,
  * timestamps in the future beyond the tolerance are rejected too (pre-signed replays).
  */
-export function verifySignature(
-  header: string | null | undefined,
-  rawBody: string | Buffer,
-  secret: Secrets,
-  options?: VerifyOptions,
-): VerifyResult {
+export function verifySignature(header: string | null | undefined, rawBody: string | Buffer, secret: Secrets, options?: VerifyOptions): VerifyResult {
   try {
     if (header === null || header === undefined) return { ok: false, reason: 'missing_header' };
     // Runtime guard: frameworks can hand us string[] for repeated headers.

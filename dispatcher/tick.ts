@@ -1,13 +1,6 @@
 import type { OperationContext, Services } from '../domain/kernel/context.ts';
 import { withTransaction } from '../domain/kernel/context.ts';
-import {
-  applyHealthChanges,
-  CONSECUTIVE_FAILURES,
-  disableWebhookFor,
-  healthChange,
-  type HealthChange,
-  type HealthSignal,
-} from '../domain/webhooks/health.ts';
+import { applyHealthChanges, CONSECUTIVE_FAILURES, disableWebhookFor, healthChange, type HealthChange, type HealthSignal } from '../domain/webhooks/health.ts';
 import { claimDeliveries, CRON_BATCH_SIZE, type ClaimedDelivery } from './claim.ts';
 import { decideOutcome, type AttemptResult, type Outcome } from './outcome.ts';
 import { recordOutcomes, type AttemptRecord } from './record.ts';
@@ -128,22 +121,23 @@ export async function recordBatch(services: Services, batch: SentBatch): Promise
     .filter((change) => change.failingSince !== null || (change.reset && failingBefore.get(change.webhookId)));
 
   if (disables.size === 0 && changes.length === 0) await recordOutcomes(services.database.prisma, records);
-  else await withTransaction(dispatcherContext(services), async (tx) => {
-    // Deliveries first, then webhooks in id order: a webhook DELETE locks in the same order
-    // (its unfinished deliveries, then the webhook), and two batches lock webhooks alike.
-    await recordOutcomes(tx.db, records);
-    const webhookIds = [...new Set([...changes.map((c) => c.webhookId), ...disables.keys()])].sort();
-    await tx.db.$queryRaw`
+  else
+    await withTransaction(dispatcherContext(services), async (tx) => {
+      // Deliveries first, then webhooks in id order: a webhook DELETE locks in the same order
+      // (its unfinished deliveries, then the webhook), and two batches lock webhooks alike.
+      await recordOutcomes(tx.db, records);
+      const webhookIds = [...new Set([...changes.map((c) => c.webhookId), ...disables.keys()])].sort();
+      await tx.db.$queryRaw`
       SELECT id FROM webhooks WHERE id IN (SELECT jsonb_array_elements_text(${JSON.stringify(webhookIds)}::jsonb)::uuid)
        ORDER BY id FOR NO KEY UPDATE`;
-    const worn = await applyHealthChanges(tx, changes, now);
-    for (const { webhookId, lastError } of worn) {
-      if (!disables.has(webhookId)) disables.set(webhookId, { reason: CONSECUTIVE_FAILURES, lastError });
-    }
-    for (const [webhookId, { reason, lastError }] of [...disables].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      await disableWebhookFor(tx, webhookId, reason, lastError);
-    }
-  });
+      const worn = await applyHealthChanges(tx, changes, now);
+      for (const { webhookId, lastError } of worn) {
+        if (!disables.has(webhookId)) disables.set(webhookId, { reason: CONSECUTIVE_FAILURES, lastError });
+      }
+      for (const [webhookId, { reason, lastError }] of [...disables].sort(([a], [b]) => (a < b ? -1 : 1))) {
+        await disableWebhookFor(tx, webhookId, reason, lastError);
+      }
+    });
   batch.attempts.forEach(({ row }, index) => logOutcome(services.logger, row, records[index]!));
   return summary;
 }

@@ -48,7 +48,10 @@ export async function bridgeStdio(options: BridgeOptions): Promise<Bridge> {
       void local.send({
         jsonrpc: '2.0',
         id: message.id,
-        error: { code: ErrorCode.InternalError, message: `The MCP server at ${options.url.origin} could not be reached or refused the request: ${error.message}` },
+        error: {
+          code: ErrorCode.InternalError,
+          message: `The MCP server at ${options.url.origin} could not be reached or refused the request: ${error.message}`,
+        },
       });
     });
   };

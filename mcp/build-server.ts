@@ -99,12 +99,15 @@ export function buildServer(options: ServerOptions): Server {
   // Replaces the SDK's own initialize handler to count it and to send the connection's
   // instructions; the answer is the SDK's, field for field.
   server.setRequestHandler(InitializeRequestSchema, (request, extra) =>
-    counted(extra, (): InitializeResult => ({
-      protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(request.params.protocolVersion) ? request.params.protocolVersion : LATEST_PROTOCOL_VERSION,
-      capabilities,
-      serverInfo: SERVER_INFO,
-      instructions: options.connection(extra).instructions,
-    })),
+    counted(
+      extra,
+      (): InitializeResult => ({
+        protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(request.params.protocolVersion) ? request.params.protocolVersion : LATEST_PROTOCOL_VERSION,
+        capabilities,
+        serverInfo: SERVER_INFO,
+        instructions: options.connection(extra).instructions,
+      }),
+    ),
   );
   server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => counted(extra, () => options.connection(extra).tools.list()));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -119,7 +122,9 @@ export function buildServer(options: ServerOptions): Server {
 
   if (options.content) {
     server.setRequestHandler(ListPromptsRequestSchema, (_request, extra) => counted(extra, () => contentOf(extra).listPrompts()));
-    server.setRequestHandler(GetPromptRequestSchema, (request, extra) => counted(extra, () => contentOf(extra).getPrompt(request.params.name, request.params.arguments ?? {})));
+    server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
+      counted(extra, () => contentOf(extra).getPrompt(request.params.name, request.params.arguments ?? {})),
+    );
     server.setRequestHandler(ListResourcesRequestSchema, (_request, extra) => counted(extra, () => contentOf(extra).listResources()));
     server.setRequestHandler(ListResourceTemplatesRequestSchema, (_request, extra) => counted(extra, () => contentOf(extra).listResourceTemplates()));
     server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => counted(extra, () => contentOf(extra).readResource(request.params.uri)));

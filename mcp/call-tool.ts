@@ -26,8 +26,7 @@ export interface Caller {
 type Arguments = Record<string, unknown>;
 
 /** REST sees path and query values as strings; giving the same schemas the same strings keeps both surfaces identical. */
-const asText = (value: unknown): unknown =>
-  typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' ? String(value) : value;
+const asText = (value: unknown): unknown => (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' ? String(value) : value);
 
 /**
  * Splits validated arguments back into the REST request they stand for, through the tool's
@@ -74,7 +73,10 @@ function decodeFile(op: Operation, content: unknown): Buffer {
   if (text.length > Math.ceil(file.maxBytes / 3) * 4) throw fileTooLarge(op);
   if (!BASE64.test(text)) {
     const path = `body.${file.field}`;
-    throw new DomainError('VALIDATION_ERROR', { message: `${path}: not valid base64.`, details: [{ path, message: 'Send the file base64-encoded (RFC 4648, with padding).' }] });
+    throw new DomainError('VALIDATION_ERROR', {
+      message: `${path}: not valid base64.`,
+      details: [{ path, message: 'Send the file base64-encoded (RFC 4648, with padding).' }],
+    });
   }
   return Buffer.from(text, 'base64');
 }
@@ -232,7 +234,10 @@ function restUrl(caller: Caller, entry: ToolEntry, params: Record<string, string
 /** A file answer over MCP: the bytes as an embedded resource when small enough, else where to fetch them. */
 async function fileContent(file: FileContent, url: string): Promise<CallToolResult['content'][number]> {
   if (file.size !== undefined && file.size > MAX_EMBEDDED_FILE_BYTES) {
-    return { type: 'text', text: `The file is ${file.size} bytes, more than the ${MAX_EMBEDDED_FILE_BYTES} a tool result carries: download it over REST with GET ${url}.` };
+    return {
+      type: 'text',
+      text: `The file is ${file.size} bytes, more than the ${MAX_EMBEDDED_FILE_BYTES} a tool result carries: download it over REST with GET ${url}.`,
+    };
   }
   const body = await file.read();
   const bytes = body instanceof Uint8Array ? Buffer.from(body) : Buffer.from(await new Response(body).arrayBuffer());

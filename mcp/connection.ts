@@ -37,7 +37,9 @@ const TOOLS_INSTRUCTIONS =
 
 /** The shared argument descriptions, stated once here instead of in every tool. */
 export const glossaryText = (glossary: Glossary): string =>
-  glossary.size === 0 ? '' : `\nArguments many tools share (their tools do not repeat this):\n${[...glossary].map(([name, text]) => `- ${name}: ${text}`).join('\n')}`;
+  glossary.size === 0
+    ? ''
+    : `\nArguments many tools share (their tools do not repeat this):\n${[...glossary].map(([name, text]) => `- ${name}: ${text}`).join('\n')}`;
 
 export interface Connection {
   tools: ToolSurface;
@@ -80,9 +82,10 @@ function instructionsFor(index: ToolIndex, mode: Mode): string {
   instructionCache.set(index, byMode);
   let text = byMode.get(mode);
   if (text === undefined) {
-    text = mode === 'discover'
-      ? DISCOVER_INSTRUCTIONS
-      : `${TOOLS_INSTRUCTIONS}${mode === 'dynamic' ? ` ${DYNAMIC_INSTRUCTIONS_NOTE}` : ''}${glossaryText(index.glossary)}`;
+    text =
+      mode === 'discover'
+        ? DISCOVER_INSTRUCTIONS
+        : `${TOOLS_INSTRUCTIONS}${mode === 'dynamic' ? ` ${DYNAMIC_INSTRUCTIONS_NOTE}` : ''}${glossaryText(index.glossary)}`;
     byMode.set(mode, text);
   }
   return text;

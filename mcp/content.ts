@@ -69,7 +69,10 @@ export function mcpContent(sources: McpContentSources, view: ContentView): McpCo
     if (skill) return skill;
     throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}.`, {
       recovery_hint: 'Call prompts/list for the prompts this server offers.',
-      valid_alternatives: closest(name, sources.skills().map((s) => s.name)),
+      valid_alternatives: closest(
+        name,
+        sources.skills().map((s) => s.name),
+      ),
     });
   };
   return {
@@ -105,9 +108,11 @@ function preface(skill: SkillSource, view: ContentView): string {
   const lines = ['You are connected to this API over MCP. The REST details below (curl, headers, URLs) are for HTTP clients; over MCP:'];
   if (tools.length > 0) {
     const named = tools.map((e) => `${e.op.summary} → \`${e.name}\``).join('; ');
-    lines.push(view.discover
-      ? `- Operations: ${named}. Call each through \`invoke_operation\` with that name; \`describe_operation\` shows its arguments.`
-      : `- Operations are tools: ${named}.`);
+    lines.push(
+      view.discover
+        ? `- Operations: ${named}. Call each through \`invoke_operation\` with that name; \`describe_operation\` shows its arguments.`
+        : `- Operations are tools: ${named}.`,
+    );
   }
   lines.push(
     '- Arguments are the path, query and body fields in snake_case (`company_id`, …), all in one object.',

@@ -40,7 +40,9 @@ export function toolDescription(
   /** Applied to each kept sentence before the length cap (e.g. operation ids → tool names). */
   rewrite: (sentence: string) => string = (sentence) => sentence,
 ): string {
-  const own = sentences(op.description).filter((s) => !boilerplate.has(normalise(s))).map(rewrite);
+  const own = sentences(op.description)
+    .filter((s) => !boilerplate.has(normalise(s)))
+    .map(rewrite);
   const all = [...own.slice(0, 1), ...notes, ...own.slice(1)];
   let text = '';
   for (const sentence of all) {

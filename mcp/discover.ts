@@ -28,7 +28,8 @@ const TOOLS: Tool[] = [
   {
     name: SEARCH_TOOL,
     title: 'Search operations',
-    description: 'Finds API operations by words and toolset. Returns names, one-line summaries and risk (L0 read … L3 irreversible). Start here, then describe_operation.',
+    description:
+      'Finds API operations by words and toolset. Returns names, one-line summaries and risk (L0 read … L3 irreversible). Start here, then describe_operation.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -45,7 +46,13 @@ const TOOLS: Tool[] = [
           type: 'array',
           items: {
             type: 'object',
-            properties: { name: { type: 'string' }, summary: { type: 'string' }, group: { type: 'string' }, risk: { type: 'string' }, read_only: { type: 'boolean' } },
+            properties: {
+              name: { type: 'string' },
+              summary: { type: 'string' },
+              group: { type: 'string' },
+              risk: { type: 'string' },
+              read_only: { type: 'boolean' },
+            },
           },
         },
         total: { type: 'integer' },
@@ -56,17 +63,18 @@ const TOOLS: Tool[] = [
   {
     name: DESCRIBE_TOOL,
     title: 'Describe an operation',
-    description: 'Returns one operation\'s input schema, an example of its arguments, the scope it needs and its risk: what invoke_operation needs.',
+    description: "Returns one operation's input schema, an example of its arguments, the scope it needs and its risk: what invoke_operation needs.",
     inputSchema: { type: 'object', properties: { name: NAME_ARG }, required: ['name'], additionalProperties: false },
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
   {
     name: INVOKE_TOOL,
     title: 'Invoke an operation',
-    description: 'Runs one operation with its arguments and returns exactly what its own tool returns. Writes change data: check risk and use dry_run where offered.',
+    description:
+      'Runs one operation with its arguments and returns exactly what its own tool returns. Writes change data: check risk and use dry_run where offered.',
     inputSchema: {
       type: 'object',
-      properties: { name: NAME_ARG, arguments: { type: 'object', description: 'The operation\'s arguments (see describe_operation).' } },
+      properties: { name: NAME_ARG, arguments: { type: 'object', description: "The operation's arguments (see describe_operation)." } },
       required: ['name'],
       additionalProperties: false,
     },
@@ -99,7 +107,12 @@ export function discoveryTools(index: ToolIndex, selection: Selection, scopes: r
       const validate = VALIDATORS.get(name);
       if (!validate) {
         const caller = await context.caller();
-        throw unknownTool(name, TOOLS.map((t) => t.name), caller.requestId, caller.services.config.PUBLIC_BASE_URL);
+        throw unknownTool(
+          name,
+          TOOLS.map((t) => t.name),
+          caller.requestId,
+          caller.services.config.PUBLIC_BASE_URL,
+        );
       }
       if (name === INVOKE_TOOL) {
         const caller = await context.caller();
@@ -139,7 +152,11 @@ function unknownOperation(name: string, callable: ReadonlyMap<string, ToolEntry>
   });
 }
 
-const words = (text: string): string[] => text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1);
+const words = (text: string): string[] =>
+  text
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 1);
 
 /** Ranks by how many query words an operation's name, summary and description contain (name words count most). */
 function search(entries: readonly ToolEntry[], args: Record<string, unknown>): Record<string, unknown> {

@@ -12,7 +12,11 @@ export interface HostPolicy {
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-const list = (value: string | undefined): string[] => (value ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+const list = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
 
 /** `Host` value → hostname (brackets kept for IPv6) and port; null when it is not a host[:port]. */
 function parseHost(host: string): { hostname: string; port: string } | null {

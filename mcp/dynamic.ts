@@ -34,7 +34,7 @@ function metaTools(available: readonly Group[]): Tool[] {
     {
       name: ENABLE_TOOLSET_TOOL,
       title: 'Enable a toolset',
-      description: 'Adds a toolset\'s tools to this session; the tool list then changes. See list_toolsets first.',
+      description: "Adds a toolset's tools to this session; the tool list then changes. See list_toolsets first.",
       inputSchema: { type: 'object', properties: { toolset: { type: 'string', enum: [...available] } }, required: ['toolset'], additionalProperties: false },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
@@ -64,13 +64,22 @@ export function dynamicTools(index: ToolIndex, selection: Selection, scopes: rea
 
   return {
     listChanges: true,
-    list: () => (list ??= { tools: [...meta, ...loaded().filter((e) => index.visible(e, scopes)).map((e) => e.tool)] }),
+    list: () =>
+      (list ??= {
+        tools: [
+          ...meta,
+          ...loaded()
+            .filter((e) => index.visible(e, scopes))
+            .map((e) => e.tool),
+        ],
+      }),
     call: async (name, args, context) => {
       const validate = validators.get(name);
       if (!validate) {
         const caller = await context.caller();
         const entry = loaded().find((e) => e.name === name);
-        if (!entry) throw unknownTool(name, [...meta.map((t) => t.name), ...loaded().map((e) => e.name)], caller.requestId, caller.services.config.PUBLIC_BASE_URL);
+        if (!entry)
+          throw unknownTool(name, [...meta.map((t) => t.name), ...loaded().map((e) => e.name)], caller.requestId, caller.services.config.PUBLIC_BASE_URL);
         return callTool(entry, args, caller);
       }
       await context.charge();
@@ -86,7 +95,9 @@ export function dynamicTools(index: ToolIndex, selection: Selection, scopes: rea
       enabled.add(group);
       list = undefined;
       if (added) await context.listChanged();
-      const tools = loaded().filter((e) => e.op.group === group && index.visible(e, scopes)).map((e) => e.name);
+      const tools = loaded()
+        .filter((e) => e.op.group === group && index.visible(e, scopes))
+        .map((e) => e.name);
       return structured({ toolset: group, enabled: true, tools, changed: added });
     },
   };

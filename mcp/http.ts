@@ -87,156 +87,169 @@ export interface McpRouteOptions {
   metrics?: RequestMetrics;
 }
 
-export const mcpRoutes = (options: McpRouteOptions = {}): RouteModule => (app, services) => {
-  const index = new ToolIndex(registry.operations); // compiles both variants now: a bad name fails start-up
-  configuredToolsets(services.config); // likewise a bad MCP_TOOLSETS
-  const policy = hostPolicy(services.config);
-  const transport = new SharedJsonTransport();
-  transport.onerror = (error) => services.logger.debug({ err: error }, 'MCP transport error');
-  const server = buildServer({
-    listChanges: false, // no dynamic mode over stateless HTTP
-    content: options.content !== undefined,
-    connection: (extra) => scopeOf(extra).connection,
-    caller: async (extra) => scopeOf(extra).caller(),
-    charge: async (extra) => scopeOf(extra).charge(),
-  });
-  // The transport's start() does nothing, so the Server is connected before the first request.
-  void server.connect(transport);
-  // A request's mode and selection from its query, resolved once per distinct query (or the error it is).
-  type Chosen = { mode: Mode; selection: Selection };
-  const choices = new Map<string, Chosen | DomainError>();
-  const choose = (query: { mode?: string; toolsets?: string; readOnly?: string; variant?: string }): Chosen | DomainError => {
-    const key = `${query.mode}|${query.toolsets}|${query.readOnly}|${query.variant}`;
-    let found = choices.get(key);
-    if (!found) {
-      try {
-        found = { selection: resolveSelection(services.config, query), mode: resolveMode(query.mode, HTTP_MODES) };
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        found = error;
-      }
-      if (choices.size >= MAX_SELECTIONS) choices.clear();
-      choices.set(key, found);
-    }
-    return found;
-  };
-  // What a request is served, per mode, selection and scope set: stateless in HTTP modes, so shared.
-  const connections = new Map<string, Connection>();
-  const served = ({ mode, selection }: Chosen, scopes: readonly string[]): Connection => {
-    const key = `${mode}|${selectionKey(selection)}|${scopes.join(',')}`;
-    let found = connections.get(key);
-    if (!found) {
-      found = connection(index, { mode, selection, scopes, content: options.content });
-      if (connections.size >= MAX_CONNECTIONS) connections.clear();
-      connections.set(key, found);
-    }
-    return found;
-  };
-
-  const metrics = options.metrics ?? NO_REQUEST_METRICS;
-  app.all(MCP_PATH, async (c) => {
-    const requestId = c.get('requestId');
-    // Metrics labels, until a lone tools/call names its operation below.
-    c.set('surface', 'mcp');
-    c.set('operationLabel', OPERATION_LABELS.mcp);
-    const respond = (status: number, body: unknown, extra?: Record<string, string>): Response => {
-      const fixed = body === null ? HEADERS : JSON_HEADERS;
-      return new Response(body === null ? null : JSON.stringify(body), {
-        status,
-        headers: extra ? { ...fixed, 'X-Request-Id': requestId, ...extra } : { ...fixed, 'X-Request-Id': requestId },
-      });
-    };
-    const domainError = (error: DomainError, extra?: Record<string, string>): Response => {
-      const body = errorBody(error, requestId, services.config.PUBLIC_BASE_URL);
-      return respond(body.error.status, body, { ...errorHeaders(error.code), ...extra });
-    };
-    const protocolError = (error: PostError): Response =>
-      respond(error.status, { jsonrpc: '2.0', error: { code: error.code, message: error.message }, id: null });
-    const facts = (apiKeyId: string | null): DenialFacts => ({
-      requestId,
-      address: c.env?.incoming?.socket?.remoteAddress,
-      userAgent: loggedHeader(c.req.header('user-agent')),
-      apiKeyId,
-      transport: 'http',
+export const mcpRoutes =
+  (options: McpRouteOptions = {}): RouteModule =>
+  (app, services) => {
+    const index = new ToolIndex(registry.operations); // compiles both variants now: a bad name fails start-up
+    configuredToolsets(services.config); // likewise a bad MCP_TOOLSETS
+    const policy = hostPolicy(services.config);
+    const transport = new SharedJsonTransport();
+    transport.onerror = (error) => services.logger.debug({ err: error }, 'MCP transport error');
+    const server = buildServer({
+      listChanges: false, // no dynamic mode over stateless HTTP
+      content: options.content !== undefined,
+      connection: (extra) => scopeOf(extra).connection,
+      caller: async (extra) => scopeOf(extra).caller(),
+      charge: async (extra) => scopeOf(extra).charge(),
     });
-    const deny = (reason: McpDenialReason, error?: DomainError, apiKeyId: string | null = null): void =>
-      logMcpDenial(services.logger, facts(apiKeyId), reason, error);
-
-    const host = c.req.header('host') ?? new URL(c.req.url).host;
-    if (!policy.hostAllowed(host) || !policy.originAllowed(c.req.header('origin'))) {
-      deny('host_or_origin');
-      // A JSON-RPC error, as the SDK's own check answers: the caller is an MCP client, not a REST one.
-      return protocolError({ status: 403, code: -32000, message: 'Forbidden: Host or Origin header not allowed.' });
-    }
-    if (c.req.method !== 'POST') {
-      return domainError(
-        new DomainError('METHOD_NOT_ALLOWED', { message: 'This MCP endpoint is stateless: send JSON-RPC with POST; it offers no GET stream and no sessions to DELETE.' }),
-        { Allow: 'POST' },
-      );
-    }
-
-    const unauthenticated = (missing: boolean): Response => {
-      deny(missing ? 'missing_token' : 'invalid_token');
-      return domainError(new DomainError('UNAUTHENTICATED', { message: missing ? 'Missing bearer token.' : 'The API key is invalid or revoked.' }));
-    };
-    const bearer = readBearer(c.req.header('authorization'));
-    if (bearer.kind !== 'token') return unauthenticated(bearer.kind === 'missing');
-    const { token } = bearer;
-
-    // Read before admitting, so a lone tools/call's company is admitted in the same round trip;
-    // any problem with the body is answered only once the key is known to be good.
-    const chosen = choose({ mode: c.req.query('mode'), toolsets: c.req.query('toolsets'), readOnly: c.req.query('read_only'), variant: c.req.query('variant') });
-    const tools = chosen instanceof DomainError || chosen.mode !== 'tools' ? null : index.tools(chosen.selection);
-    const post = await readMcpPost(c.req.raw, MAX_BODY_BYTES);
-    const call = post.ok ? operationToolCall(post.messages, tools) : null;
-    if (call) c.set('operationLabel', call.entry.op.id);
-    const admission: Admission | null = await admit(services.database.sql, { token }, {
-      companyId: companyOf(call),
-      now: services.now(),
-      defaultRateLimit: services.config.RATE_LIMIT_PER_MINUTE,
-    });
-    if (!admission) return unauthenticated(false);
-    const { principal } = admission;
-    c.set('principal', principal);
-    if (chosen instanceof DomainError) {
-      deny('validation', chosen, principal.apiKeyId);
-      return domainError(chosen);
-    }
-    if (!post.ok) {
-      services.logger.debug({ request_id: requestId, status: post.error.status }, 'MCP transport rejected a request');
-      return protocolError(post.error);
-    }
-
-    // The admission counted this request; the first tool call it carries uses it, later ones in a
-    // batch are admitted (and counted) on their own by invoke().
-    let unused: Admission | undefined = admission;
-    const scope: RequestScope = {
-      connection: served(chosen, principal.scopes),
-      charge: () => {
+    // The transport's start() does nothing, so the Server is connected before the first request.
+    void server.connect(transport);
+    // A request's mode and selection from its query, resolved once per distinct query (or the error it is).
+    type Chosen = { mode: Mode; selection: Selection };
+    const choices = new Map<string, Chosen | DomainError>();
+    const choose = (query: { mode?: string; toolsets?: string; readOnly?: string; variant?: string }): Chosen | DomainError => {
+      const key = `${query.mode}|${query.toolsets}|${query.readOnly}|${query.variant}`;
+      let found = choices.get(key);
+      if (!found) {
         try {
-          assertWithinRateLimit(admission);
+          found = { selection: resolveSelection(services.config, query), mode: resolveMode(query.mode, HTTP_MODES) };
         } catch (error) {
-          throw asProtocolError(error, requestId, services.config.PUBLIC_BASE_URL);
+          if (!(error instanceof DomainError)) throw error;
+          found = error;
         }
-      },
-      caller: () => {
-        const first = unused;
-        unused = undefined;
-        return { services, principal, requestId, admission: first, onDenial: (kind, error) => deny(kind, error, principal.apiKeyId), metrics };
-      },
+        if (choices.size >= MAX_SELECTIONS) choices.clear();
+        choices.set(key, found);
+      }
+      return found;
     };
-    const direct = loneToolCall(post.messages);
-    let caller: Promise<Caller> | undefined; // one caller per call, as the Server's handler keeps it
-    const body = direct
-      ? await answerToolCall(direct, scope.connection.tools, {
-          caller: () => (caller ??= Promise.resolve(scope.caller())),
-          charge: async () => scope.charge(),
-          listChanged: async () => {}, // stateless HTTP lists never change (listChanges: false)
-        })
-      : await transport.dispatch(post.messages, { authInfo: toAuthInfo(token, principal, scope) });
-    return body === null ? respond(202, null) : respond(200, body);
-  });
-};
+    // What a request is served, per mode, selection and scope set: stateless in HTTP modes, so shared.
+    const connections = new Map<string, Connection>();
+    const served = ({ mode, selection }: Chosen, scopes: readonly string[]): Connection => {
+      const key = `${mode}|${selectionKey(selection)}|${scopes.join(',')}`;
+      let found = connections.get(key);
+      if (!found) {
+        found = connection(index, { mode, selection, scopes, content: options.content });
+        if (connections.size >= MAX_CONNECTIONS) connections.clear();
+        connections.set(key, found);
+      }
+      return found;
+    };
+
+    const metrics = options.metrics ?? NO_REQUEST_METRICS;
+    app.all(MCP_PATH, async (c) => {
+      const requestId = c.get('requestId');
+      // Metrics labels, until a lone tools/call names its operation below.
+      c.set('surface', 'mcp');
+      c.set('operationLabel', OPERATION_LABELS.mcp);
+      const respond = (status: number, body: unknown, extra?: Record<string, string>): Response => {
+        const fixed = body === null ? HEADERS : JSON_HEADERS;
+        return new Response(body === null ? null : JSON.stringify(body), {
+          status,
+          headers: extra ? { ...fixed, 'X-Request-Id': requestId, ...extra } : { ...fixed, 'X-Request-Id': requestId },
+        });
+      };
+      const domainError = (error: DomainError, extra?: Record<string, string>): Response => {
+        const body = errorBody(error, requestId, services.config.PUBLIC_BASE_URL);
+        return respond(body.error.status, body, { ...errorHeaders(error.code), ...extra });
+      };
+      const protocolError = (error: PostError): Response =>
+        respond(error.status, { jsonrpc: '2.0', error: { code: error.code, message: error.message }, id: null });
+      const facts = (apiKeyId: string | null): DenialFacts => ({
+        requestId,
+        address: c.env?.incoming?.socket?.remoteAddress,
+        userAgent: loggedHeader(c.req.header('user-agent')),
+        apiKeyId,
+        transport: 'http',
+      });
+      const deny = (reason: McpDenialReason, error?: DomainError, apiKeyId: string | null = null): void =>
+        logMcpDenial(services.logger, facts(apiKeyId), reason, error);
+
+      const host = c.req.header('host') ?? new URL(c.req.url).host;
+      if (!policy.hostAllowed(host) || !policy.originAllowed(c.req.header('origin'))) {
+        deny('host_or_origin');
+        // A JSON-RPC error, as the SDK's own check answers: the caller is an MCP client, not a REST one.
+        return protocolError({ status: 403, code: -32000, message: 'Forbidden: Host or Origin header not allowed.' });
+      }
+      if (c.req.method !== 'POST') {
+        return domainError(
+          new DomainError('METHOD_NOT_ALLOWED', {
+            message: 'This MCP endpoint is stateless: send JSON-RPC with POST; it offers no GET stream and no sessions to DELETE.',
+          }),
+          { Allow: 'POST' },
+        );
+      }
+
+      const unauthenticated = (missing: boolean): Response => {
+        deny(missing ? 'missing_token' : 'invalid_token');
+        return domainError(new DomainError('UNAUTHENTICATED', { message: missing ? 'Missing bearer token.' : 'The API key is invalid or revoked.' }));
+      };
+      const bearer = readBearer(c.req.header('authorization'));
+      if (bearer.kind !== 'token') return unauthenticated(bearer.kind === 'missing');
+      const { token } = bearer;
+
+      // Read before admitting, so a lone tools/call's company is admitted in the same round trip;
+      // any problem with the body is answered only once the key is known to be good.
+      const chosen = choose({
+        mode: c.req.query('mode'),
+        toolsets: c.req.query('toolsets'),
+        readOnly: c.req.query('read_only'),
+        variant: c.req.query('variant'),
+      });
+      const tools = chosen instanceof DomainError || chosen.mode !== 'tools' ? null : index.tools(chosen.selection);
+      const post = await readMcpPost(c.req.raw, MAX_BODY_BYTES);
+      const call = post.ok ? operationToolCall(post.messages, tools) : null;
+      if (call) c.set('operationLabel', call.entry.op.id);
+      const admission: Admission | null = await admit(
+        services.database.sql,
+        { token },
+        {
+          companyId: companyOf(call),
+          now: services.now(),
+          defaultRateLimit: services.config.RATE_LIMIT_PER_MINUTE,
+        },
+      );
+      if (!admission) return unauthenticated(false);
+      const { principal } = admission;
+      c.set('principal', principal);
+      if (chosen instanceof DomainError) {
+        deny('validation', chosen, principal.apiKeyId);
+        return domainError(chosen);
+      }
+      if (!post.ok) {
+        services.logger.debug({ request_id: requestId, status: post.error.status }, 'MCP transport rejected a request');
+        return protocolError(post.error);
+      }
+
+      // The admission counted this request; the first tool call it carries uses it, later ones in a
+      // batch are admitted (and counted) on their own by invoke().
+      let unused: Admission | undefined = admission;
+      const scope: RequestScope = {
+        connection: served(chosen, principal.scopes),
+        charge: () => {
+          try {
+            assertWithinRateLimit(admission);
+          } catch (error) {
+            throw asProtocolError(error, requestId, services.config.PUBLIC_BASE_URL);
+          }
+        },
+        caller: () => {
+          const first = unused;
+          unused = undefined;
+          return { services, principal, requestId, admission: first, onDenial: (kind, error) => deny(kind, error, principal.apiKeyId), metrics };
+        },
+      };
+      const direct = loneToolCall(post.messages);
+      let caller: Promise<Caller> | undefined; // one caller per call, as the Server's handler keeps it
+      const body = direct
+        ? await answerToolCall(direct, scope.connection.tools, {
+            caller: () => (caller ??= Promise.resolve(scope.caller())),
+            charge: async () => scope.charge(),
+            listChanged: async () => {}, // stateless HTTP lists never change (listChanges: false)
+          })
+        : await transport.dispatch(post.messages, { authInfo: toAuthInfo(token, principal, scope) });
+      return body === null ? respond(202, null) : respond(200, body);
+    });
+  };
 
 /** `/mcp` with no prompts or resources (tests of the tool surface); the server's own assembly is in cli/build-app.ts. */
 export const mountMcp: RouteModule = mcpRoutes();

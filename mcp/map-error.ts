@@ -24,7 +24,12 @@ export const protocolError = (code: number, error: DomainError, requestId: strin
   new McpError(code, error.message, errorBody(error, requestId, publicBaseUrl, 'mcp').error);
 
 /** Maps anything a call threw. Unexpected errors are logged and answered as SERVICE_UNAVAILABLE or INTERNAL_ERROR. */
-export function mapCallError(error: unknown, requestId: string, services: Pick<Services, 'logger' | 'config'>, speak?: (text: string) => string): CallToolResult {
+export function mapCallError(
+  error: unknown,
+  requestId: string,
+  services: Pick<Services, 'logger' | 'config'>,
+  speak?: (text: string) => string,
+): CallToolResult {
   const base = services.config.PUBLIC_BASE_URL;
   if (error instanceof McpError) throw error;
   if (error instanceof DomainError) {
@@ -51,7 +56,13 @@ export function unknownTool(name: string, offered: readonly string[], requestId:
 
 /** Up to five names sharing the most words with `name` (`companies.lst` → companies.list …). */
 export function closest(name: string, offered: readonly string[], max = 5): string[] {
-  const words = (s: string) => new Set(s.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean));
+  const words = (s: string) =>
+    new Set(
+      s
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+        .filter(Boolean),
+    );
   const wanted = words(name);
   const score = (candidate: string) => {
     const have = words(candidate);

@@ -29,8 +29,20 @@ const DATA_KEYWORDS = new Set(['default', 'const', 'enum', 'examples', 'required
 const SCHEMA_MAPS = new Set(['properties', '$defs', 'patternProperties']);
 const SAFE_INT = Number.MAX_SAFE_INTEGER;
 const OUTPUT_ONLY_NOISE = new Set([
-  'description', 'default', 'title', 'examples', 'required',
-  'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minItems', 'maxItems',
+  'description',
+  'default',
+  'title',
+  'examples',
+  'required',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minItems',
+  'maxItems',
 ]);
 /** A longer list of values in an answer (e.g. the 24 event types) is a catalogue, not a shape: the type says enough. */
 const MAX_OUTPUT_ENUM = 8;

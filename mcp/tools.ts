@@ -25,7 +25,7 @@ export const NEXT_CURSOR_FIELD = 'next_cursor';
 const SURFACE_ARGUMENTS: Record<string, string> = {
   [IDEMPOTENCY_ARG]: 'any unique string (a UUID); makes retrying a write safe — reuse it only to retry the identical call',
   [DRY_RUN_ARG]: 'true runs every check and returns the would-be result, changing nothing',
-  cursor: 'next_cursor from the previous page\'s answer; omit for the first page',
+  cursor: "next_cursor from the previous page's answer; omit for the first page",
 };
 const BOILERPLATE_USES = 2;
 
@@ -105,12 +105,16 @@ function inputShape(op: Operation): InputShape {
   }
   if (op.input.file) {
     const { maxBytes, description } = op.input.file;
-    claim(FILE_CONTENT_ARG, { part: 'file-content' }, {
-      type: 'string',
-      contentEncoding: 'base64',
-      description: `${description} Base64-encoded; at most ${maxBytes} bytes once decoded.`,
-    });
-    claim(FILE_NAME_ARG, { part: 'file-name' }, { type: 'string', description: 'The file\'s name, for display (e.g. kvitto.pdf).' });
+    claim(
+      FILE_CONTENT_ARG,
+      { part: 'file-content' },
+      {
+        type: 'string',
+        contentEncoding: 'base64',
+        description: `${description} Base64-encoded; at most ${maxBytes} bytes once decoded.`,
+      },
+    );
+    claim(FILE_NAME_ARG, { part: 'file-name' }, { type: 'string', description: "The file's name, for display (e.g. kvitto.pdf)." });
     required.push(FILE_CONTENT_ARG);
   }
   if (op.idempotencyKey !== 'none') {
@@ -119,7 +123,11 @@ function inputShape(op: Operation): InputShape {
   }
   if (op.dryRun) claim(DRY_RUN_ARG, { part: 'dry_run' }, { type: 'boolean' });
   if (op.secretOutput?.length) {
-    claim(REVEAL_SECRET_ARG, { part: 'reveal' }, { type: 'boolean', default: true, description: `false leaves ${op.secretOutput.join(', ')} out of the answer you see` });
+    claim(
+      REVEAL_SECRET_ARG,
+      { part: 'reveal' },
+      { type: 'boolean', default: true, description: `false leaves ${op.secretOutput.join(', ')} out of the answer you see` },
+    );
   }
 
   const schema: InputShape['schema'] = { type: 'object', properties };
@@ -176,7 +184,9 @@ const isPaginated = (op: Operation): boolean => Boolean(op.input.query && 'curso
 function surfaceNotes(op: Operation): string[] {
   const notes: string[] = [];
   if (op.secretOutput?.length) {
-    notes.push(`The answer shows ${op.secretOutput.map((f) => `\`${f}\``).join(', ')} to you (the model); pass ${REVEAL_SECRET_ARG}: false if you should not see it.`);
+    notes.push(
+      `The answer shows ${op.secretOutput.map((f) => `\`${f}\``).join(', ')} to you (the model); pass ${REVEAL_SECRET_ARG}: false if you should not see it.`,
+    );
   }
   return notes;
 }
@@ -213,7 +223,14 @@ function withoutExpansionShapes(op: Operation, output: JsonSchema): JsonSchema {
   return { ...output, properties: { ...props(output), [op.expand.list]: { ...list, items: compactItem } } };
 }
 
-function compileTool(op: Operation, name: string, shape: InputShape, glossary: Glossary, boilerplate: ReadonlySet<string>, names: ReadonlyMap<string, string>): ToolEntry {
+function compileTool(
+  op: Operation,
+  name: string,
+  shape: InputShape,
+  glossary: Glossary,
+  boilerplate: ReadonlySet<string>,
+  names: ReadonlyMap<string, string>,
+): ToolEntry {
   const output = op.output ? withoutExpansionShapes(op, toJsonSchema(op.output, 'output')) : null;
   // MCP output schemas describe structuredContent, which must be an object.
   const structured = output !== null && isObjectSchema(output);
@@ -251,18 +268,20 @@ function compileTool(op: Operation, name: string, shape: InputShape, glossary: G
  * (it writes nothing), and anything else is the catalogue's own IDEMPOTENCY_KEY_REQUIRED, not a
  * generic validation error.
  */
-const withIdempotencyCode = (validate: ArgumentValidator): ArgumentValidator => (args) => {
-  try {
-    validate(args);
-  } catch (error) {
-    const details = error instanceof DomainError ? error.details : undefined;
-    if (details?.length === 1 && details[0]?.path === IDEMPOTENCY_ARG && details[0].message === 'Required.') {
-      if (args[DRY_RUN_ARG] === true) return;
-      throw new DomainError('IDEMPOTENCY_KEY_REQUIRED');
+const withIdempotencyCode =
+  (validate: ArgumentValidator): ArgumentValidator =>
+  (args) => {
+    try {
+      validate(args);
+    } catch (error) {
+      const details = error instanceof DomainError ? error.details : undefined;
+      if (details?.length === 1 && details[0]?.path === IDEMPOTENCY_ARG && details[0].message === 'Required.') {
+        if (args[DRY_RUN_ARG] === true) return;
+        throw new DomainError('IDEMPOTENCY_KEY_REQUIRED');
+      }
+      throw error;
     }
-    throw error;
-  }
-};
+  };
 
 export interface CompiledTools {
   entries: ToolEntry[];
@@ -317,7 +336,7 @@ export class ToolIndex {
     const all = Object.fromEntries(VARIANTS.map((v) => [v, compileAll(operations, v)])) as Record<Variant, CompiledTools>;
     this.compiled = Object.fromEntries(VARIANTS.map((v) => [v, all[v].entries])) as Record<Variant, ToolEntry[]>;
     this.glossary = all.namespaced.glossary;
-    this.relevantScopes = new Set(this.compiled.namespaced.flatMap((e) => (e.scopes)));
+    this.relevantScopes = new Set(this.compiled.namespaced.flatMap((e) => e.scopes));
   }
 
   /** Every tool of a variant, whatever the selection (discovery mode filters itself). */
@@ -330,9 +349,7 @@ export class ToolIndex {
     const key = selectionKey(selection);
     let found = this.callable.get(key);
     if (!found) {
-      const entries = this.compiled[selection.variant].filter(
-        (e) => selection.toolsets.includes(e.op.group) && (!selection.readOnly || e.readOnly),
-      );
+      const entries = this.compiled[selection.variant].filter((e) => selection.toolsets.includes(e.op.group) && (!selection.readOnly || e.readOnly));
       found = new Map(entries.map((e) => [e.name, e]));
       remember(this.callable, key, found);
     }

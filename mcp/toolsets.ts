@@ -25,7 +25,11 @@ export interface SelectionRequest {
 
 const ALL = 'all';
 
-const split = (list: string): string[] => list.split(',').map((s) => s.trim()).filter(Boolean);
+const split = (list: string): string[] =>
+  list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 const isGroup = (name: string): name is Group => (GROUPS as readonly string[]).includes(name);
 
 /** The server's ceiling from MCP_TOOLSETS (all groups when unset); a bad name stops start-up. */
@@ -33,7 +37,8 @@ export function configuredToolsets(config: Pick<Config, 'MCP_TOOLSETS'>): readon
   const names = split(config.MCP_TOOLSETS ?? '');
   if (names.length === 0 || names.includes(ALL)) return [...GROUPS].sort();
   const unknown = names.filter((n) => !isGroup(n));
-  if (unknown.length > 0) throw new ConfigError(`Invalid configuration: MCP_TOOLSETS: unknown toolset(s) ${unknown.join(', ')}; use ${GROUPS.join(', ')} or all`);
+  if (unknown.length > 0)
+    throw new ConfigError(`Invalid configuration: MCP_TOOLSETS: unknown toolset(s) ${unknown.join(', ')}; use ${GROUPS.join(', ')} or all`);
   return [...new Set(names.filter(isGroup))].sort();
 }
 

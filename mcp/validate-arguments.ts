@@ -61,7 +61,11 @@ function toDetail(error: ErrorObject, properties: readonly string[]): ErrorDetai
   }
   // `if`/`anyOf` wrappers repeat what their branches already said.
   if (error.keyword === 'if' || error.keyword === 'anyOf' || error.keyword === 'oneOf') return null;
-  const path = error.instancePath.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
+  const path = error.instancePath
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.');
   const message = error.keyword === 'additionalProperties' ? `unknown field ${String(error.params.additionalProperty)}` : (error.message ?? 'is invalid');
   return { path: path || '(arguments)', message: `${message.charAt(0).toUpperCase()}${message.slice(1)}.` };
 }

@@ -31,7 +31,12 @@ class OperationSeries implements RequestSeries {
   observe(status: number, seconds: number): void {
     let cell = this.byStatus.get(status);
     if (cell === undefined) {
-      cell = { labels: Object.freeze({ surface: this.surface, operation: this.operation, status: String(status) }), count: 0, sum: 0, buckets: new Float64Array(LATENCY_BUCKETS.length + 1) };
+      cell = {
+        labels: Object.freeze({ surface: this.surface, operation: this.operation, status: String(status) }),
+        count: 0,
+        sum: 0,
+        buckets: new Float64Array(LATENCY_BUCKETS.length + 1),
+      };
       this.byStatus.set(status, cell);
       this.cells.push(cell);
     }

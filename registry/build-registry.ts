@@ -85,7 +85,8 @@ export function buildRegistry(operations: readonly Operation[]): Registry {
     }
     const produces = op.produces ?? [];
     const binaryOnly = op.output === null && produces.length > 0;
-    if ((op.status === 204) !== (op.output === null && !binaryOnly)) problems.push(`${op.id}: status 204 goes with output null (and no produces), and only then`);
+    if ((op.status === 204) !== (op.output === null && !binaryOnly))
+      problems.push(`${op.id}: status 204 goes with output null (and no produces), and only then`);
     problems.push(...checkRepresentations(op, binaryOnly));
     if (op.method === 'GET' && op.input.body) problems.push(`${op.id}: a GET takes no body`);
     // A public write would be an anonymous change nobody could be held to account for.
@@ -116,7 +117,8 @@ export function buildRegistry(operations: readonly Operation[]): Registry {
   }
   const index = new Map(operations.map((op) => [op.id, op]));
   for (const op of operations) {
-    if (op.pollWith !== undefined && index.get(op.pollWith)?.method !== 'GET') problems.push(`${op.id}: pollWith ${op.pollWith} is not a GET operation of the registry`);
+    if (op.pollWith !== undefined && index.get(op.pollWith)?.method !== 'GET')
+      problems.push(`${op.id}: pollWith ${op.pollWith} is not a GET operation of the registry`);
     const outputFields = Object.keys((op.output as { shape?: object } | null)?.shape ?? {});
     for (const field of op.secretOutput ?? []) {
       if (!outputFields.includes(field)) problems.push(`${op.id}: secretOutput field ${field} is not in the output schema`);

@@ -32,8 +32,7 @@ const SIDE_EFFECT: Record<SideEffect, 'none' | 'create' | 'update' | 'emits_even
 /** Where each capability's human page is served (`docsPath`), relative to PUBLIC_BASE_URL. */
 export const CAPABILITY_DOCS_PREFIX = '/capabilities';
 
-export const capabilityIdOf = (operationId: string): string =>
-  `${OWNER_PRODUCT}.${operationId.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)}`;
+export const capabilityIdOf = (operationId: string): string => `${OWNER_PRODUCT}.${operationId.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)}`;
 
 export function capabilityRecord(op: Omit<Operation, 'handler'>): CapabilityRecord {
   const capabilityId = capabilityIdOf(op.id);
@@ -70,4 +69,3 @@ export function localCapabilities(operations: readonly Omit<Operation, 'handler'
   }
   return { list, find: (id) => index.get(id) };
 }
-

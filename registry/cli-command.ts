@@ -35,8 +35,7 @@ export const hasCliSurface = (op: Pick<Operation, 'surfaces'>): boolean => op.su
 const words = (camel: string): string[] => camel.split(/(?=[A-Z])/).map((word) => word.toLowerCase());
 
 /** `companies` → `company`, `webhooks` → `webhook`; groups are plain English plurals. */
-const singular = (noun: string): string =>
-  noun.endsWith('ies') ? `${noun.slice(0, -3)}y` : noun.endsWith('s') ? noun.slice(0, -1) : noun;
+const singular = (noun: string): string => (noun.endsWith('ies') ? `${noun.slice(0, -3)}y` : noun.endsWith('s') ? noun.slice(0, -1) : noun);
 
 /**
  * The command within its group: the id without the group's noun, kebab-case.

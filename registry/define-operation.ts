@@ -6,19 +6,7 @@ import type { PaginationMeta } from '../domain/kernel/pagination.ts';
 import type { ErrorCode } from '../domain/kernel/errors.ts';
 import type { BinaryBody } from '../domain/kernel/binary-body.ts';
 
-export const GROUPS = [
-  'platform',
-  'companies',
-  'ledger',
-  'reports',
-  'documents',
-  'operations',
-  'events',
-  'payroll',
-  'tax',
-  'webhooks',
-  'discovery',
-] as const;
+export const GROUPS = ['platform', 'companies', 'ledger', 'reports', 'documents', 'operations', 'events', 'payroll', 'tax', 'webhooks', 'discovery'] as const;
 export type Group = (typeof GROUPS)[number];
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -226,10 +214,7 @@ export interface OperationDefinition<
    */
   prepare?: (ctx: OperationContext, input: HandlerInput<P, Q, B>) => Promise<R>;
   /** The JSON answer (or the 204); absent only when the operation answers in `produces` alone. */
-  handler?: (
-    ctx: OperationContext,
-    input: HandlerInput<P, Q, B> & { prepared: R },
-  ) => Promise<HandlerResult<O extends z.ZodType ? z.infer<O> : null>>;
+  handler?: (ctx: OperationContext, input: HandlerInput<P, Q, B> & { prepared: R }) => Promise<HandlerResult<O extends z.ZodType ? z.infer<O> : null>>;
 }
 
 /** The type-erased form the surfaces iterate over. */

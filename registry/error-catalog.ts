@@ -63,7 +63,8 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   NOT_FOUND: {
     status: 404,
     message: 'The resource does not exist or is not accessible with this key.',
-    cause: 'The id does not exist, or it belongs to a company this key cannot reach (another tenant, the other mode, or a key bound to another company): both answer the same, so nothing leaks.',
+    cause:
+      'The id does not exist, or it belongs to a company this key cannot reach (another tenant, the other mode, or a key bound to another company): both answer the same, so nothing leaks.',
     recoveryHint: `Check the id: list the parent collection (e.g. GET ${API_PREFIX}/companies) to find valid ids; never guess ids.`,
     validAlternatives: [],
     mcp: 'tool',
@@ -82,7 +83,8 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   VALIDATION_ERROR: {
     status: 400,
     message: 'The request is invalid.',
-    cause: 'A path, query or body value is missing, of the wrong type or out of range, a name the operation does not take was sent, or a rule refused the value (e.g. a webhook URL that is not public https).',
+    cause:
+      'A path, query or body value is missing, of the wrong type or out of range, a name the operation does not take was sent, or a rule refused the value (e.g. a webhook URL that is not public https).',
     recoveryHint: 'Fix the fields listed in details (path and message) and send the request again.',
     validAlternatives: [],
     mcp: 'tool',
@@ -137,7 +139,7 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   CONFLICT: {
     status: 409,
     message: 'The request conflicts with the current state of the resource.',
-    cause: 'The resource\'s current state does not allow the change, e.g. retrying a delivery that is still pending.',
+    cause: "The resource's current state does not allow the change, e.g. retrying a delivery that is still pending.",
     recoveryHint: 'Read the resource again and retry with a request that fits its current state.',
     validAlternatives: [],
     mcp: 'tool',
@@ -186,7 +188,8 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   SERVICE_UNAVAILABLE: {
     status: 503,
     message: 'The service cannot reach its database right now.',
-    cause: 'The database is restarting, failing over or refusing connections; the service reconnects by itself. A write answered with this may or may not have been applied.',
+    cause:
+      'The database is restarting, failing over or refusing connections; the service reconnects by itself. A write answered with this may or may not have been applied.',
     recoveryHint: `Retry after the number of seconds in Retry-After (${UNAVAILABLE_RETRY_AFTER_SECONDS}); retry a write with the same Idempotency-Key, so one that was applied is not applied twice.`,
     validAlternatives: [],
     mcp: 'tool',
@@ -198,7 +201,7 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   ACCOUNT_EXISTS: {
     status: 409,
     message: 'An account with this number already exists.',
-    cause: 'An account with this four-digit number is already in the company\'s chart of accounts.',
+    cause: "An account with this four-digit number is already in the company's chart of accounts.",
     recoveryHint: 'Use the existing account (listAccounts), or update it with updateAccount; account numbers are unique per company.',
     validAlternatives: [],
     mcp: 'tool',
@@ -206,7 +209,7 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   ACCOUNT_UNKNOWN: {
     status: 422,
     message: 'An account in the request is not in the chart of accounts.',
-    cause: 'A line names an account number the company\'s chart of accounts does not have.',
+    cause: "A line names an account number the company's chart of accounts does not have.",
     recoveryHint: 'Use an account number from listAccounts, or create the account first with createAccount; details name the line.',
     validAlternatives: [],
     mcp: 'tool',
@@ -222,7 +225,7 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   FISCAL_YEAR_OVERLAP: {
     status: 409,
     message: 'The fiscal year overlaps an existing one.',
-    cause: 'The new fiscal year\'s dates overlap a fiscal year the company already has.',
+    cause: "The new fiscal year's dates overlap a fiscal year the company already has.",
     recoveryHint: 'List the fiscal years (listFiscalYears) and start the new one the day after the latest one ends.',
     validAlternatives: [],
     mcp: 'tool',
@@ -262,7 +265,7 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   ENTRY_UNBALANCED: {
     status: 422,
     message: 'The entry does not balance: total debits differ from total credits.',
-    cause: 'The entry\'s debit total differs from its credit total; double-entry bookkeeping needs them equal.',
+    cause: "The entry's debit total differs from its credit total; double-entry bookkeeping needs them equal.",
     recoveryHint: 'Create a corrected draft whose debit and credit totals are equal (details give both), then commit it; delete this draft.',
     validAlternatives: [],
     mcp: 'tool',
@@ -302,7 +305,7 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   SALARY_RUN_STATE: {
     status: 409,
     message: 'The salary run is not in a state that allows this.',
-    cause: 'The action does not fit the run\'s status: e.g. booking a draft that was never approved, or cancelling a booked run.',
+    cause: "The action does not fit the run's status: e.g. booking a draft that was never approved, or cancelling a booked run.",
     recoveryHint: 'Runs go draft → approved → booked; cancel only before booking. Read the run (getSalaryRun) for its status.',
     validAlternatives: [],
     mcp: 'tool',
@@ -310,7 +313,7 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   NO_ACTIVE_EMPLOYEES: {
     status: 422,
     message: 'No employee is employed in this month.',
-    cause: 'None of the company\'s employees has an employment that covers the run\'s month.',
+    cause: "None of the company's employees has an employment that covers the run's month.",
     recoveryHint: 'Add employees (createEmployee) whose employment covers the month, then create the run.',
     validAlternatives: [],
     mcp: 'tool',
@@ -319,7 +322,7 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
     status: 422,
     message: 'The month has no booked salary run to declare.',
     cause: 'An employer declaration (AGI) declares booked salaries, and the month has none.',
-    recoveryHint: 'Approve and book the month\'s salary run (approveSalaryRun, bookSalaryRun) before generating its AGI.',
+    recoveryHint: "Approve and book the month's salary run (approveSalaryRun, bookSalaryRun) before generating its AGI.",
     validAlternatives: [],
     mcp: 'tool',
   },
@@ -341,8 +344,8 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
   },
   VAT_PERIOD_INVALID: {
     status: 422,
-    message: 'The VAT period does not match the company\'s accounting periods.',
-    cause: 'The requested range does not start and end on period boundaries of the company\'s books.',
+    message: "The VAT period does not match the company's accounting periods.",
+    cause: "The requested range does not start and end on period boundaries of the company's books.",
     recoveryHint: 'Start on the first day of a period and end on the last day of a period (see listPeriods), e.g. a month or a quarter.',
     validAlternatives: [],
     mcp: 'tool',
@@ -359,7 +362,8 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
     status: 415,
     message: 'The file is not of an accepted type.',
     cause: 'The uploaded bytes are not a PDF, JPEG, PNG, HEIC, TIFF or XML e-invoice (the type is detected from the content, not the name).',
-    recoveryHint: 'Send a PDF, JPEG, PNG, HEIC, TIFF or XML e-invoice (valid_alternatives); the type is read from the content, so renaming a file does not help.',
+    recoveryHint:
+      'Send a PDF, JPEG, PNG, HEIC, TIFF or XML e-invoice (valid_alternatives); the type is read from the content, so renaming a file does not help.',
     validAlternatives: [...DOCUMENT_CONTENT_TYPES],
     mcp: 'tool',
   },
@@ -367,15 +371,18 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
     status: 409,
     message: 'The document is evidence for a committed journal entry and must be kept.',
     cause: 'The document is attached to a committed journal entry, whose evidence must be kept.',
-    recoveryHint: 'Documents of committed entries stay with them (Bokföringslagen keeps them seven years); detach works only from drafts. To correct the books, reverse the entry.',
+    recoveryHint:
+      'Documents of committed entries stay with them (Bokföringslagen keeps them seven years); detach works only from drafts. To correct the books, reverse the entry.',
     validAlternatives: [],
     mcp: 'tool',
   },
   SIE_INVALID: {
     status: 422,
     message: 'The SIE file cannot be imported.',
-    cause: 'The file is not a well-formed SIE 4 file (a broken record, an amount with more than two decimals, an unbalanced #VER), or it does not fit the books: a date outside #RAR 0, a closed year or locked period, a series of that year already in use, an account neither in the chart nor declared by #KONTO.',
-    recoveryHint: 'The message names the line of the first problem: correct the file (or the books) and upload it again. A dry run checks a file without importing it.',
+    cause:
+      'The file is not a well-formed SIE 4 file (a broken record, an amount with more than two decimals, an unbalanced #VER), or it does not fit the books: a date outside #RAR 0, a closed year or locked period, a series of that year already in use, an account neither in the chart nor declared by #KONTO.',
+    recoveryHint:
+      'The message names the line of the first problem: correct the file (or the books) and upload it again. A dry run checks a file without importing it.',
     validAlternatives: [],
     mcp: 'tool',
   },
@@ -428,4 +435,3 @@ export function errorBody(error: DomainError, requestId: string, publicBaseUrl: 
     },
   };
 }
-

@@ -18,7 +18,14 @@ export function expandParameter(declaration: ExpandDeclaration) {
   return z
     .string()
     .max(200)
-    .transform((list) => [...new Set(list.split(',').map((name) => name.trim()).filter((name) => name !== ''))])
+    .transform((list) => [
+      ...new Set(
+        list
+          .split(',')
+          .map((name) => name.trim())
+          .filter((name) => name !== ''),
+      ),
+    ])
     .pipe(z.array(z.enum(names)))
     .optional()
     .describe(`Comma-separated: ${described}. Any left out (scope missing, target gone) is named in meta.partial_expansions.`);

@@ -56,7 +56,11 @@ export async function applyExpansions(
   for (const [name, expansion] of Object.entries(declaration.options) as [string, Expansion][]) {
     if (!requested.includes(name)) continue;
     if (expansion.scope && !hasScope(held, expansion.scope)) {
-      leaveOut(name, items.map((item) => item.id), expansion.scope);
+      leaveOut(
+        name,
+        items.map((item) => item.id),
+        expansion.scope,
+      );
       continue;
     }
     // Items whose own data needs a scope the key lacks, grouped by that scope.

@@ -17,14 +17,7 @@ import { listEvents } from './operations/events/list.ts';
 import { getEvent } from './operations/events/get.ts';
 import { listEventTypes } from './operations/events/list-types.ts';
 import { createEmployee, getEmployee, listEmployees, updateEmployee } from './operations/payroll/employees.ts';
-import {
-  approveSalaryRun,
-  bookSalaryRun,
-  cancelSalaryRun,
-  createSalaryRun,
-  getSalaryRun,
-  listSalaryRuns,
-} from './operations/payroll/salary-runs.ts';
+import { approveSalaryRun, bookSalaryRun, cancelSalaryRun, createSalaryRun, getSalaryRun, listSalaryRuns } from './operations/payroll/salary-runs.ts';
 import { generateAgi, getAgi, listAgis, submitAgi } from './operations/tax/agi.ts';
 import { cancelOperation, deleteOperation, getOperation, listOperations } from './operations/operations/operations.ts';
 import { closeFiscalYear } from './operations/ledger/close-fiscal-year.ts';

@@ -146,7 +146,11 @@ async function invokeUnlogged(inv: Invocation): Promise<InvocationResult> {
     const companyId = isTenantScoped(op) ? (inv.raw.params.companyId ?? '') : null;
     const admission =
       inv.admission ??
-      (await admit(services.database.sql, { apiKeyId: actor.apiKeyId }, { companyId, now: services.now(), defaultRateLimit: services.config.RATE_LIMIT_PER_MINUTE }));
+      (await admit(
+        services.database.sql,
+        { apiKeyId: actor.apiKeyId },
+        { companyId, now: services.now(), defaultRateLimit: services.config.RATE_LIMIT_PER_MINUTE },
+      ));
     // Revoked since the caller authenticated (a long-lived stdio session).
     if (!admission) throw new DomainError('UNAUTHENTICATED', { message: 'The API key is invalid or revoked.' });
     assertWithinRateLimit(admission);
@@ -196,7 +200,12 @@ async function invokeUnlogged(inv: Invocation): Promise<InvocationResult> {
 }
 
 /** A binary representation (reads only, checked at load): streamed by the surface, never enveloped. */
-async function render(ctx: OperationContext, op: Operation, mediaType: string, input: { params: unknown; query: unknown; body: unknown }): Promise<InvocationResult> {
+async function render(
+  ctx: OperationContext,
+  op: Operation,
+  mediaType: string,
+  input: { params: unknown; query: unknown; body: unknown },
+): Promise<InvocationResult> {
   const representation = op.produces?.find((candidate) => candidate.mediaType === mediaType);
   if (!representation) throw new Error(`${op.id} has no representation ${mediaType}`);
   const binary = await representation.render(ctx, input);
@@ -330,7 +339,11 @@ async function handle(
   return { ...handled, data: expanded.data, ...(expanded.partial.length > 0 && { partialExpansions: expanded.partial }) };
 }
 
-function finish(op: Operation, handled: { data: unknown; pagination?: PaginationMeta; partialExpansions?: PartialExpansion[]; file?: FileContent }, meta: InvocationMeta): InvocationResult {
+function finish(
+  op: Operation,
+  handled: { data: unknown; pagination?: PaginationMeta; partialExpansions?: PartialExpansion[]; file?: FileContent },
+  meta: InvocationMeta,
+): InvocationResult {
   if (op.binaryResponse) {
     // The declaration documents the exact types; sending another would break the document.
     if (!handled.file || !op.binaryResponse.contentTypes.includes(handled.file.contentType)) {

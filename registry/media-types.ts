@@ -60,7 +60,14 @@ export function negotiate(offers: readonly string[], accept: string | undefined)
     let specificity = -1;
     let quality = 0;
     for (const range of ranges) {
-      const rank = range.type === '*' && range.subtype === '*' ? 0 : range.type === type && range.subtype === '*' ? 1 : range.type === type && range.subtype === subtype ? 2 : -1;
+      const rank =
+        range.type === '*' && range.subtype === '*'
+          ? 0
+          : range.type === type && range.subtype === '*'
+            ? 1
+            : range.type === type && range.subtype === subtype
+              ? 2
+              : -1;
       if (rank > specificity) {
         specificity = rank;
         quality = range.quality;

@@ -15,11 +15,15 @@ export function assertWithinRateLimit(admission: Admission): void {
  * RATE_LIMITED once the window is used up.
  */
 export async function chargeRequest(services: Services, principal: Principal): Promise<void> {
-  const admission = await admit(services.database.sql, { apiKeyId: principal.apiKeyId }, {
-    companyId: null,
-    now: services.now(),
-    defaultRateLimit: services.config.RATE_LIMIT_PER_MINUTE,
-  });
+  const admission = await admit(
+    services.database.sql,
+    { apiKeyId: principal.apiKeyId },
+    {
+      companyId: null,
+      now: services.now(),
+      defaultRateLimit: services.config.RATE_LIMIT_PER_MINUTE,
+    },
+  );
   if (!admission) throw new DomainError('UNAUTHENTICATED', { message: 'The API key is invalid or revoked.' });
   assertWithinRateLimit(admission);
 }

@@ -14,8 +14,7 @@ export const DEFAULT_VARIANT: Variant = 'namespaced';
 const words = (camel: string): string[] => camel.split(/(?=[A-Z])/).map((w) => w.toLowerCase());
 
 /** `companies` → `company`, `webhooks` → `webhook`; groups are plain English plurals. */
-const singular = (noun: string): string =>
-  noun.endsWith('ies') ? `${noun.slice(0, -3)}y` : noun.endsWith('s') ? noun.slice(0, -1) : noun;
+const singular = (noun: string): string => (noun.endsWith('ies') ? `${noun.slice(0, -3)}y` : noun.endsWith('s') ? noun.slice(0, -1) : noun);
 
 /**
  * Derived mechanically from the operation id and group, never written by hand:

@@ -40,7 +40,11 @@ export function logRequest(logger: pino.Logger, line: RequestLine, now: number =
  * before middleware runs and do both themselves (rest/mount-operation.ts). A route names its own
  * metrics labels (`/mcp`, cron); any other matched route is discovery, and no match is unmatched.
  */
-export function accessLog(logger: pino.Logger, metrics: RequestMetrics = NO_REQUEST_METRICS, now: () => number = () => performance.now()): MiddlewareHandler<AppEnv> {
+export function accessLog(
+  logger: pino.Logger,
+  metrics: RequestMetrics = NO_REQUEST_METRICS,
+  now: () => number = () => performance.now(),
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = now();
     try {
@@ -53,7 +57,11 @@ export function accessLog(logger: pino.Logger, metrics: RequestMetrics = NO_REQU
       const status = c.res.status;
       const operation = c.get('operationLabel') ?? (matched ? OPERATION_LABELS.discovery : OPERATION_LABELS.unmatched);
       metrics.series(c.get('surface') ?? 'rest', operation).observe(status, (ended - started) / 1000);
-      logRequest(logger, { method: c.req.method, route, status, started, requestId: c.get('requestId'), apiKeyId: c.get('principal')?.apiKeyId ?? null }, ended);
+      logRequest(
+        logger,
+        { method: c.req.method, route, status, started, requestId: c.get('requestId'), apiKeyId: c.get('principal')?.apiKeyId ?? null },
+        ended,
+      );
     }
   };
 }

@@ -31,20 +31,16 @@ export function createApp(services: Services, registry: Registry, modules: reado
   app.use('*', accessLog(services.logger, options.metrics));
   for (const mount of modules) mount(app, services);
 
-  const allowedMethods = (path: string): string[] =>
-    registry.operations.filter((op) => matches(toHonoPath(API_PREFIX + op.path), path)).map((op) => op.method);
+  const allowedMethods = (path: string): string[] => registry.operations.filter((op) => matches(toHonoPath(API_PREFIX + op.path), path)).map((op) => op.method);
 
   const base = services.config.PUBLIC_BASE_URL;
   const routes = registry.operations.map((op) => ({ method: op.method, path: API_PREFIX + op.path }));
   app.notFound((c) => {
     const allowed = allowedMethods(c.req.path);
     if (allowed.length > 0) {
-      return wrappedErrorResponse(
-        c.get('requestId'),
-        new DomainError('METHOD_NOT_ALLOWED', { message: `Use ${allowed.join(' or ')} on this path.` }),
-        base,
-        { Allow: allowed.join(', ') },
-      );
+      return wrappedErrorResponse(c.get('requestId'), new DomainError('METHOD_NOT_ALLOWED', { message: `Use ${allowed.join(' or ')} on this path.` }), base, {
+        Allow: allowed.join(', '),
+      });
     }
     // A hint about routes, not ids: the path itself is wrong, so name the nearest documented ones.
     const near = closestRoutes(routes, c.req.path);
@@ -89,7 +85,8 @@ export function closestRoutes<R extends { path: string }>(routes: readonly R[], 
   const best = Math.max(0, ...scored.map((entry) => entry.shared));
   // Only the prefix in common ('', 'api', 'v1') says little: then compare with the collection roots.
   const prefixDepth = API_PREFIX.split('/').length;
-  const pool = best > prefixDepth ? scored.filter((entry) => entry.shared === best) : scored.filter((entry) => entry.route.path.split('/').length === prefixDepth + 1);
+  const pool =
+    best > prefixDepth ? scored.filter((entry) => entry.shared === best) : scored.filter((entry) => entry.route.path.split('/').length === prefixDepth + 1);
   return pool
     .sort((a, b) => a.distance - b.distance)
     .map((entry) => entry.route)
@@ -113,5 +110,5 @@ function editDistance(a: string, b: string): number {
 function matches(pattern: string, path: string): boolean {
   const a = pattern.split('/');
   const b = path.replace(/\/+$/, '').split('/');
-  return a.length === b.length && a.every((part, i) => part.startsWith(':') ? (b[i] ?? '') !== '' : part === b[i]);
+  return a.length === b.length && a.every((part, i) => (part.startsWith(':') ? (b[i] ?? '') !== '' : part === b[i]));
 }

@@ -5,22 +5,27 @@ import { admit, type Admission } from '../domain/apikeys/admit.ts';
 import type { AppEnv } from '../registry/http/app-env.ts';
 import { readBearer } from '../registry/http/bearer.ts';
 
-
 /**
  * Admits a protected request with the privileged identity: the key, its rate-limit count and
  * (given the path's company) tenancy, in one round trip. invoke() enforces what it says.
  */
-export async function authenticate(services: Services, c: Context<AppEnv>, companyId: string | null): Promise<
-  { ok: true; admission: Admission } | { ok: false; reason: 'missing_token' | 'invalid_token' }
-> {
+export async function authenticate(
+  services: Services,
+  c: Context<AppEnv>,
+  companyId: string | null,
+): Promise<{ ok: true; admission: Admission } | { ok: false; reason: 'missing_token' | 'invalid_token' }> {
   const bearer = readBearer(c.req.header('authorization'));
   if (bearer.kind === 'missing') return { ok: false, reason: 'missing_token' };
   if (bearer.kind === 'malformed') return { ok: false, reason: 'invalid_token' };
-  const admission = await admit(services.database.sql, { token: bearer.token }, {
-    companyId,
-    now: services.now(),
-    defaultRateLimit: services.config.RATE_LIMIT_PER_MINUTE,
-  });
+  const admission = await admit(
+    services.database.sql,
+    { token: bearer.token },
+    {
+      companyId,
+      now: services.now(),
+      defaultRateLimit: services.config.RATE_LIMIT_PER_MINUTE,
+    },
+  );
   return admission ? { ok: true, admission } : { ok: false, reason: 'invalid_token' };
 }
 

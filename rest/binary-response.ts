@@ -14,7 +14,9 @@ export function contentDisposition(filename: string): string {
   const clean = filename.replace(/[\u0000-\u001f\u007f-\u009f/\\]/g, '_').trim() || 'download';
   const fallback = clean.replace(/[^\x20-\x7e]|["%;]/g, '_');
   const encoded = [...clean]
-    .map((char) => (ATTR_CHAR.test(char) ? char : [...Buffer.from(char, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('')))
+    .map((char) =>
+      ATTR_CHAR.test(char) ? char : [...Buffer.from(char, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
+    )
     .join('');
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
@@ -37,7 +39,12 @@ export function binaryResponse(requestId: string, body: BinaryBody, status: numb
  * with a header-safe name and, when it has one, an ETag: a matching If-None-Match answers 304
  * without reading the bytes.
  */
-export async function fileResponse(requestId: string, file: FileContent, ifNoneMatch: string | undefined, extra?: Readonly<Record<string, string>>): Promise<Response> {
+export async function fileResponse(
+  requestId: string,
+  file: FileContent,
+  ifNoneMatch: string | undefined,
+  extra?: Readonly<Record<string, string>>,
+): Promise<Response> {
   // Documents never change under their id, but the caller's access can: revalidate every time.
   const headers: Record<string, string> = { ...wrappedHeaders(requestId, false, extra), 'Cache-Control': 'private, no-cache' };
   if (file.etag !== undefined) {

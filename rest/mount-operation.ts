@@ -101,7 +101,11 @@ export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operat
     } finally {
       const ended = performance.now();
       series.observe(status, (ended - started) / 1000);
-      logRequest(services.logger, { method: op.method, route, status, started, requestId: c.get('requestId'), apiKeyId: c.get('principal')?.apiKeyId ?? null }, ended);
+      logRequest(
+        services.logger,
+        { method: op.method, route, status, started, requestId: c.get('requestId'), apiKeyId: c.get('principal')?.apiKeyId ?? null },
+        ended,
+      );
     }
   };
   app.on(op.method, toHonoPath(op.path), handler);

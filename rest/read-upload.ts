@@ -20,7 +20,8 @@ export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 const MAX_FIELD_BYTES = 8 * 1024;
 const MAX_PARTS = 16;
 
-const invalid = (path: string, message: string): DomainError => new DomainError('VALIDATION_ERROR', { message: `${path}: ${message}`, details: [{ path, message }] });
+const invalid = (path: string, message: string): DomainError =>
+  new DomainError('VALIDATION_ERROR', { message: `${path}: ${message}`, details: [{ path, message }] });
 
 /** The upload of `op` from the request; scope and membership were checked before this runs. */
 export async function readUpload(c: Context<AppEnv>, op: Pick<Operation, 'input'>): Promise<Upload> {

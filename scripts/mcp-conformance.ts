@@ -31,7 +31,13 @@ const log = (line: string): void => void process.stdout.write(`${line}\n`);
 async function startServer(): Promise<{ url: string; key: string; child: ChildProcess }> {
   const child = spawn(TSX, [join(ROOT, 'cli', 'serve.ts')], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATA_DIR: mkdtempSync(join(tmpdir(), 'mcp-conformance-')), PORT: '0', LOG_LEVEL: 'info' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'mcp-conformance-')),
+      PORT: '0',
+      LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

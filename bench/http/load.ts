@@ -50,7 +50,12 @@ export async function startServer(target: string, env: Record<string, string> = 
   pin(child.pid!, SERVER_CPU);
   let buffered = '';
   while (!buffered.includes('\n')) {
-    const [chunk] = (await Promise.race([once(child.stdout!, 'data'), once(child, 'exit').then(() => { throw new Error(`${target} server exited`); })])) as [Buffer];
+    const [chunk] = (await Promise.race([
+      once(child.stdout!, 'data'),
+      once(child, 'exit').then(() => {
+        throw new Error(`${target} server exited`);
+      }),
+    ])) as [Buffer];
     buffered += chunk.toString();
   }
   // Threads started after the first pin (e.g. a worker pool) are pinned too.
@@ -126,7 +131,10 @@ async function fire(spec: LoadSpec, seconds: number): Promise<Sample> {
   });
   spec.afterRun?.();
   const failed = result.errors + result.timeouts + (spec.tolerateNon2xx ? 0 : result.non2xx);
-  if (failed > 0) throw new Error(`${spec.name}: ${failed} of ${result.requests.total} requests failed (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`);
+  if (failed > 0)
+    throw new Error(
+      `${spec.name}: ${failed} of ${result.requests.total} requests failed (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`,
+    );
   const ok = result['2xx'];
   const cpu = cpuMicros(spec.server.pid) - cpuBefore;
   return { requestsPerSecond: ok / seconds, non2xx: result.non2xx, p99Ms: result.latency.p99, cpuMicrosPerRequest: cpu / ok };
@@ -186,7 +194,10 @@ export interface RatioReport {
   cpuRatio: Summary;
 }
 
-export function report(samples: Map<string, Sample[]>, ratios: { name: string; of: string; over: string; goal: number | null }[]): { targets: TargetReport[]; ratios: RatioReport[] } {
+export function report(
+  samples: Map<string, Sample[]>,
+  ratios: { name: string; of: string; over: string; goal: number | null }[],
+): { targets: TargetReport[]; ratios: RatioReport[] } {
   const targets = [...samples].map(([name, list]) => ({
     name,
     samples: list,
@@ -195,20 +206,24 @@ export function report(samples: Map<string, Sample[]>, ratios: { name: string; o
     cpuMicrosPerRequest: summarise(list.map((s) => s.cpuMicrosPerRequest)),
     non2xx: list.reduce((sum, s) => sum + s.non2xx, 0),
   }));
-  const ratioReports = ratios.filter(({ of, over }) => samples.has(of) && samples.has(over)).map(({ name, of, over, goal }) => {
-    const a = samples.get(of)!;
-    const b = samples.get(over)!;
-    const perRound = a.map((sample, i) => sample.requestsPerSecond / b[i]!.requestsPerSecond);
-    const ratio = summarise(perRound);
-    const cpuRatio = summarise(a.map((sample, i) => b[i]!.cpuMicrosPerRequest / sample.cpuMicrosPerRequest));
-    return { name, goal, ratio, met: goal === null ? null : ratio.median >= goal, cpuRatio };
-  });
+  const ratioReports = ratios
+    .filter(({ of, over }) => samples.has(of) && samples.has(over))
+    .map(({ name, of, over, goal }) => {
+      const a = samples.get(of)!;
+      const b = samples.get(over)!;
+      const perRound = a.map((sample, i) => sample.requestsPerSecond / b[i]!.requestsPerSecond);
+      const ratio = summarise(perRound);
+      const cpuRatio = summarise(a.map((sample, i) => b[i]!.cpuMicrosPerRequest / sample.cpuMicrosPerRequest));
+      return { name, goal, ratio, met: goal === null ? null : ratio.median >= goal, cpuRatio };
+    });
   return { targets, ratios: ratioReports };
 }
 
 export function print(title: string, result: { targets: TargetReport[]; ratios: RatioReport[] }): void {
   const fmt = (s: Summary, digits = 0) => `${s.median.toFixed(digits).padStart(7)} (${s.min.toFixed(digits)}-${s.max.toFixed(digits)})`;
-  console.log(`\n${title}: ${ROUNDS} paired rounds of ${DURATION_S} s, ${CONNECTIONS} connections; ${cpus().length} cores, server on CPU ${SERVER_CPU}, load on CPU ${LOAD_CPU}`);
+  console.log(
+    `\n${title}: ${ROUNDS} paired rounds of ${DURATION_S} s, ${CONNECTIONS} connections; ${cpus().length} cores, server on CPU ${SERVER_CPU}, load on CPU ${LOAD_CPU}`,
+  );
   console.log(`  ${'target'.padEnd(34)} ${'req/s median (min-max)'.padEnd(26)} ${'p99 ms median (min-max)'.padEnd(26)} server CPU µs/request`);
   for (const t of result.targets) {
     const non2xx = t.non2xx > 0 ? `   NON-2XX: ${t.non2xx} (not counted)` : '';

@@ -101,13 +101,13 @@ function rawApp(query: Query, keySql = KEY_SQL): Hono {
     return c.json({
       data: {
         companies: page.map((row) => ({
-        id: row.id,
-        name: row.name,
-        org_number: row.org_number,
-        entity_type: row.entity_type,
-        livemode: row.livemode,
-        created_at: row.created_at.toISOString(),
-        updated_at: row.updated_at.toISOString(),
+          id: row.id,
+          name: row.name,
+          org_number: row.org_number,
+          entity_type: row.entity_type,
+          livemode: row.livemode,
+          created_at: row.created_at.toISOString(),
+          updated_at: row.updated_at.toISOString(),
           membership: { id: row.membership_id, role: row.role, joined_at: row.joined_at },
         })),
       },
@@ -193,20 +193,26 @@ let commits = 0;
 async function rawCommit(pool: pg.Pool, authorization: string | undefined, companyId: string, entryId: string): Promise<Response> {
   const token = BEARER.exec(authorization ?? '')?.[1];
   if (!token) return Response.json({ error: 'unauthenticated' }, { status: 401 });
-  const { rows: [key] } = await pool.query<{ id: string; user_id: string; access: boolean }>(KEY_ACCESS_SQL, [createHash('sha256').update(token).digest('hex'), companyId]);
+  const {
+    rows: [key],
+  } = await pool.query<{ id: string; user_id: string; access: boolean }>(KEY_ACCESS_SQL, [createHash('sha256').update(token).digest('hex'), companyId]);
   if (!key) return Response.json({ error: 'unauthenticated' }, { status: 401 });
   if (!key.access) return Response.json({ error: 'not_found' }, { status: 404 });
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    const { rows: [draft] } = await client.query<{ status: string; series: string; period_id: string; fiscal_year_id: string }>(LOCK_SQL, [companyId, entryId]);
+    const {
+      rows: [draft],
+    } = await client.query<{ status: string; series: string; period_id: string; fiscal_year_id: string }>(LOCK_SQL, [companyId, entryId]);
     if (!draft || draft.status !== 'draft') {
       await client.query('ROLLBACK');
       return Response.json({ error: draft ? 'entry_not_draft' : 'not_found' }, { status: draft ? 409 : 404 });
     }
     const now = new Date();
     await client.query(NUMBER_SQL, [companyId, entryId, draft.fiscal_year_id, draft.series, draft.period_id, now]);
-    const { rows: [row] } = await client.query<EntryRow>(COMMITTED_SQL, [companyId, entryId]);
+    const {
+      rows: [row],
+    } = await client.query<EntryRow>(COMMITTED_SQL, [companyId, entryId]);
     const entry = entryJson(row!);
     const eventId = randomUUID();
     const type = 'journal_entry.committed';
@@ -222,8 +228,7 @@ async function rawCommit(pool: pg.Pool, authorization: string | undefined, compa
   }
 }
 
-export const rawPgliteApp = (pglite: PGlite): Hono =>
-  rawApp(async <T>(sql: string, params: unknown[]) => (await pglite.query<T>(sql, params)).rows);
+export const rawPgliteApp = (pglite: PGlite): Hono => rawApp(async <T>(sql: string, params: unknown[]) => (await pglite.query<T>(sql, params)).rows);
 
 const PING = { ok: true, service: 'accounting-platform' };
 

@@ -18,9 +18,7 @@ const ENVIRONMENT_TEXT = [
 
 function columns(rows: [string, string][], indent = 2): string {
   const width = Math.min(Math.max(...rows.map(([left]) => left.length)), 34);
-  return rows
-    .map(([left, right]) => `${' '.repeat(indent)}${left.padEnd(width)}  ${right}`.trimEnd())
-    .join('\n');
+  return rows.map(([left, right]) => `${' '.repeat(indent)}${left.padEnd(width)}  ${right}`.trimEnd()).join('\n');
 }
 
 export function rootHelp(table: CommandTable): string {
@@ -48,7 +46,15 @@ export function rootHelp(table: CommandTable): string {
 
 export function groupHelp(table: CommandTable, group: string): string {
   const commands = table.commands.filter((spec) => spec.group === group);
-  return [`Usage: ${CLI_NAME} ${group} <command> [flags]`, '', 'Commands:', columns(commands.map((spec) => [spec.name, spec.op.summary])), '', `Run ${CLI_NAME} ${group} <command> --help for its flags.`, ''].join('\n');
+  return [
+    `Usage: ${CLI_NAME} ${group} <command> [flags]`,
+    '',
+    'Commands:',
+    columns(commands.map((spec) => [spec.name, spec.op.summary])),
+    '',
+    `Run ${CLI_NAME} ${group} <command> --help for its flags.`,
+    '',
+  ].join('\n');
 }
 
 const globalUsage = (flag: GlobalFlag): string => (GLOBAL_FLAGS[flag].kind === 'boolean' ? `--${flag}` : `--${flag} <${flag === 'output' ? 'file' : 'value'}>`);

@@ -107,6 +107,7 @@ async function apiError(response: Response, contentType: string, request: BuiltR
       : response.status === 401
         ? `Check ACCOUNTING_API_KEY / --api-key; ${CLI_NAME} sends it as the bearer token.`
         : undefined;
-  const message = envelope?.error.message ?? `HTTP ${response.status} from ${request.method} ${new URL(request.url).pathname}${text ? `: ${text.slice(0, 200)}` : ''}`;
+  const message =
+    envelope?.error.message ?? `HTTP ${response.status} from ${request.method} ${new URL(request.url).pathname}${text ? `: ${text.slice(0, 200)}` : ''}`;
   return new ApiError(response.status, envelope, message, hint);
 }

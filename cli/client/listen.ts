@@ -54,7 +54,7 @@ export function listenHelp(): string {
     '',
     'It follows the events feed (events list) from the moment it starts; the receiver verifies the X-Service-Signature',
     'header with the secret printed at start (verifySignature in dispatcher/sign.ts). Needs a key with events:read.',
-    'Each event is posted once; the receiver\'s status is shown per event. Stop with Ctrl-C.',
+    "Each event is posted once; the receiver's status is shown per event. Stop with Ctrl-C.",
     '',
   ].join('\n');
 }
@@ -149,7 +149,9 @@ async function forward(event: FeedEvent, target: URL, secret: string, json: bool
   }
   const ms = Math.round(performance.now() - started);
   if (json) {
-    io.stdout.write(`${JSON.stringify({ event_id: event.id, type: event.type, created_at: event.created_at, status, ok: status !== null && status < 300, error: failure, ms })}\n`);
+    io.stdout.write(
+      `${JSON.stringify({ event_id: event.id, type: event.type, created_at: event.created_at, status, ok: status !== null && status < 300, error: failure, ms })}\n`,
+    );
     return;
   }
   const outcome = status !== null ? `${status}${status < 300 ? ' ok' : ''}` : `failed: ${failure}`;

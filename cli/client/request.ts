@@ -120,7 +120,9 @@ export async function buildRequest(spec: CommandSpec, input: CommandInput, setti
     if (value === undefined) {
       throw usageError(
         `Missing --${flag.flag}.`,
-        flag.field === 'companyId' ? `Pass --company <id> or set ACCOUNTING_COMPANY_ID (${CLI_NAME} companies list shows your companies).` : `See ${CLI_NAME} ${spec.group} ${spec.name} --help.`,
+        flag.field === 'companyId'
+          ? `Pass --company <id> or set ACCOUNTING_COMPANY_ID (${CLI_NAME} companies list shows your companies).`
+          : `See ${CLI_NAME} ${spec.group} ${spec.name} --help.`,
       );
     }
     path = path.replace(`{${flag.field}}`, encodeURIComponent(value));

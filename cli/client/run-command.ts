@@ -29,10 +29,14 @@ export async function runCommand(spec: CommandSpec, input: CommandInput, output:
   if (output.all) return runAll(spec, input, output, settings, io);
   const request = await buildRequest(spec, input, settings, io);
   if (request.generatedIdempotencyKey) {
-    say(io, `Idempotency key: ${request.generatedIdempotencyKey} (to retry this exact request safely, pass --idempotency-key ${request.generatedIdempotencyKey})`);
+    say(
+      io,
+      `Idempotency key: ${request.generatedIdempotencyKey} (to retry this exact request safely, pass --idempotency-key ${request.generatedIdempotencyKey})`,
+    );
   }
   const answer = await send(request);
-  if (answer.headers.get('idempotent-replayed') === 'true') say(io, 'Replayed: the stored result of an earlier request with this idempotency key; nothing was written again.');
+  if (answer.headers.get('idempotent-replayed') === 'true')
+    say(io, 'Replayed: the stored result of an earlier request with this idempotency key; nothing was written again.');
   if (answer.kind === 'json' && answer.meta.dry_run === true) say(io, 'Dry run: every check passed and nothing was written.');
   await printAnswer(spec, answer, output, io);
   if (answer.kind === 'json' && !output.json) {

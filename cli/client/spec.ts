@@ -146,7 +146,17 @@ function bodyModeOf(op: Operation): BodyMode {
 function fileFlags(op: Operation): FieldFlag[] {
   const file = op.input.file;
   if (!file) return [];
-  return [{ flag: cliFlagName(file.field, 'body'), field: file.field, location: 'body', kind: 'file', required: true, nullable: false, description: `${file.description} A local file path.` }];
+  return [
+    {
+      flag: cliFlagName(file.field, 'body'),
+      field: file.field,
+      location: 'body',
+      kind: 'file',
+      required: true,
+      nullable: false,
+      description: `${file.description} A local file path.`,
+    },
+  ];
 }
 
 export function commandSpec(op: Operation): CommandSpec {

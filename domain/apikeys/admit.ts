@@ -50,12 +50,7 @@ export async function admit(sql: SqlClient, key: { token: string } | { apiKeyId:
   }
   const apiKeyId = 'apiKeyId' in key ? key.apiKeyId : null;
   const companyId = options.companyId !== null && UUID.test(options.companyId) ? options.companyId : null;
-  const [row] = await sql.query<Row>('SELECT * FROM admit_request($1, $2, $3, $4)', [
-    keyHash,
-    apiKeyId,
-    companyId,
-    rateLimitWindowStart(options.now),
-  ]);
+  const [row] = await sql.query<Row>('SELECT * FROM admit_request($1, $2, $3, $4)', [keyHash, apiKeyId, companyId, rateLimitWindowStart(options.now)]);
   if (!row) return null;
   return {
     principal: {

@@ -15,7 +15,7 @@ export interface UpstreamOptions {
 
 export type LookupResult = { found: true; record: CapabilityRecord } | { found: false };
 
-const STALE = 'showing this service\'s local copy, which may be stale';
+const STALE = "showing this service's local copy, which may be stale";
 
 /**
  * Upstream first: a valid 200 record wins. A 403 (spec), a 404, a 5xx, a timeout, a network
@@ -28,7 +28,8 @@ export async function lookupCapability(id: string, local: LocalCapabilities, ups
 
   const outcome = await askUpstream(upstream.baseUrl, mirror?.capabilityId ?? id, upstream.timeoutMs ?? UPSTREAM_TIMEOUT_MS);
   if (outcome.kind === 'record') return { found: true, record: outcome.record };
-  if (outcome.kind !== 'not_found') upstream.logger.warn({ capability_id: id, upstream: outcome.kind, detail: outcome.detail }, 'capability registry lookup failed');
+  if (outcome.kind !== 'not_found')
+    upstream.logger.warn({ capability_id: id, upstream: outcome.kind, detail: outcome.detail }, 'capability registry lookup failed');
   if (!mirror) return { found: false };
   return { found: true, record: { ...mirror, sourceWarning: warningFor(outcome) } };
 }

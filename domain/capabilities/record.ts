@@ -16,20 +16,21 @@ export const CapabilityRecord = z
       .string()
       .min(1)
       .describe('`<product>.<snake_case_action>` (e.g. accounting.create_webhook); lookups also accept the camelCase operation id.'),
-    source: z.string().describe('`local_mirror` when the record comes from this service\'s own copy.'),
+    source: z.string().describe("`local_mirror` when the record comes from this service's own copy."),
     ownerProduct: z.string().describe('The product that owns the capability, e.g. accounting.'),
     riskLevel: z.string().optional().describe('Risk class, e.g. L1 (reads and reversible writes) or L3 (needs policy).'),
     riskClassification: z.string().describe('How riskLevel was set, e.g. contract_declared or unclassified.'),
-    domain: z
-      .string()
-      .describe('Functional domain, e.g. general, audit_events, developer_platform, decision, control_plane.'),
+    domain: z.string().describe('Functional domain, e.g. general, audit_events, developer_platform, decision, control_plane.'),
     surfaces: z.array(z.enum(SURFACES)).describe('Where the capability can be used.'),
     operationId: z.string().describe('The OpenAPI operationId.'),
     tenantScoped: z.boolean().optional().describe('Whether it acts inside one company.'),
     idempotent: z.boolean().optional(),
     sideEffects: z.array(z.string()).optional().describe('e.g. none, create, update, emits_event.'),
     rollbackSupport: z.string().optional().describe('e.g. none or unknown.'),
-    ownerContractSha: z.string().regex(/^[0-9a-f]{40}$/).optional(),
+    ownerContractSha: z
+      .string()
+      .regex(/^[0-9a-f]{40}$/)
+      .optional(),
     ownerContractRef: z.string().optional().describe('`<owner>/<repo>:contracts/openapi.yaml`.'),
     requiresPolicy: z.boolean(),
     requiresAudit: z.boolean(),
@@ -37,10 +38,7 @@ export const CapabilityRecord = z
     apiEndpointRefs: z.array(z.string()).describe('REST endpoints, `METHOD /api/v1/path`.'),
     cliCommandRefs: z.array(z.string()),
     mcpToolRefs: z.array(z.string()),
-    sourceWarning: z
-      .string()
-      .optional()
-      .describe('Present when the upstream registry could not answer and this (possibly stale) local copy is shown.'),
+    sourceWarning: z.string().optional().describe('Present when the upstream registry could not answer and this (possibly stale) local copy is shown.'),
   })
   .describe('A capability record.');
 export type CapabilityRecord = z.infer<typeof CapabilityRecord>;

@@ -3,8 +3,7 @@ import { requireActor } from '../kernel/context.ts';
 import { DomainError } from '../kernel/errors.ts';
 
 /** One message for every way of not reaching a company, so a denial never reveals existence. */
-export const companyNotFound = (): DomainError =>
-  new DomainError('NOT_FOUND', { message: 'No such company.', membershipDenial: true });
+export const companyNotFound = (): DomainError => new DomainError('NOT_FOUND', { message: 'No such company.', membershipDenial: true });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

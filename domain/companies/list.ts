@@ -23,10 +23,7 @@ interface Row {
  * compares the exact microsecond timestamp the database printed, so equal or close joined_at
  * values are neither skipped nor repeated across pages.
  */
-export async function listCompanies(
-  ctx: OperationContext,
-  query: PaginationQuery,
-): Promise<{ companies: CompanyListItem[]; pagination: PaginationMeta }> {
+export async function listCompanies(ctx: OperationContext, query: PaginationQuery): Promise<{ companies: CompanyListItem[]; pagination: PaginationMeta }> {
   const actor = requireScope(ctx, 'companies:read');
   const after = decodeCursor(LIST_NAME, query.cursor);
   const rows = await readRows<Row>(

@@ -9,13 +9,7 @@ export function sqlState(error: unknown): string | null {
     meta?: { driverAdapterError?: { cause?: { originalCode?: unknown; code?: unknown } } };
     cause?: { originalCode?: unknown; code?: unknown };
   } | null;
-  candidates.push(
-    e?.meta?.driverAdapterError?.cause?.originalCode,
-    e?.meta?.driverAdapterError?.cause?.code,
-    e?.cause?.originalCode,
-    e?.cause?.code,
-    e?.code,
-  );
+  candidates.push(e?.meta?.driverAdapterError?.cause?.originalCode, e?.meta?.driverAdapterError?.cause?.code, e?.cause?.originalCode, e?.cause?.code, e?.code);
   for (const value of candidates) if (typeof value === 'string' && /^[0-9A-Z]{5}$/.test(value)) return value;
   return null;
 }

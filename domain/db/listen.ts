@@ -8,8 +8,7 @@ const FAILURE_BACKOFF_MIN_MS = 1_000;
 const FAILURE_BACKOFF_MAX_MS = 30_000;
 
 /** The wait after `failures` failures in a row (1 s, 2 s, 4 s … 30 s). */
-export const failureBackoffMs = (failures: number): number =>
-  Math.min(FAILURE_BACKOFF_MAX_MS, FAILURE_BACKOFF_MIN_MS * 2 ** Math.max(0, failures - 1));
+export const failureBackoffMs = (failures: number): number => Math.min(FAILURE_BACKOFF_MAX_MS, FAILURE_BACKOFF_MIN_MS * 2 ** Math.max(0, failures - 1));
 
 /**
  * The connection string LISTEN sessions use: a session of their own on the privileged identity,

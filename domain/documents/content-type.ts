@@ -6,15 +6,7 @@ import { fileTypeFromBuffer } from 'file-type';
  */
 
 /** Receipts and invoices: scans and photos, PDFs, and XML e-invoices (Peppol BIS, Svefaktura). */
-export const DOCUMENT_CONTENT_TYPES = [
-  'application/pdf',
-  'image/jpeg',
-  'image/png',
-  'image/heic',
-  'image/heif',
-  'image/tiff',
-  'application/xml',
-] as const;
+export const DOCUMENT_CONTENT_TYPES = ['application/pdf', 'image/jpeg', 'image/png', 'image/heic', 'image/heif', 'image/tiff', 'application/xml'] as const;
 export type DocumentContentType = (typeof DOCUMENT_CONTENT_TYPES)[number];
 
 /** The largest document accepted: a multi-page scan fits; a video does not. */

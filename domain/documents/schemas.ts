@@ -23,9 +23,7 @@ export const Document = z
       .describe('Hex SHA-256 of the content: the download’s ETag; check it to verify the bytes.'),
     uploaded_at: z.iso.datetime(),
     uploaded_by_api_key_id: z.uuid().nullable().describe('The API key that uploaded it.'),
-    journal_entry_ids: z
-      .array(z.uuid())
-      .describe('The journal entries this document is evidence for, earliest attachment first; empty while unattached.'),
+    journal_entry_ids: z.array(z.uuid()).describe('The journal entries this document is evidence for, earliest attachment first; empty while unattached.'),
   })
   .describe('A document (underlag): a receipt or invoice kept as evidence for journal entries.');
 export type Document = z.infer<typeof Document>;

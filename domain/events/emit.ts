@@ -35,7 +35,12 @@ export async function emitEvent(
  */
 export async function emitEvents(ctx: OperationContext, companyId: string, type: EventType, objects: readonly unknown[]): Promise<number> {
   if (objects.length === 0) return 0;
-  const [, deliveries] = await insertEvents(ctx, companyId, type, objects.map((object) => ({ object, previousAttributes: null })));
+  const [, deliveries] = await insertEvents(
+    ctx,
+    companyId,
+    type,
+    objects.map((object) => ({ object, previousAttributes: null })),
+  );
   return deliveries;
 }
 
@@ -52,7 +57,9 @@ async function insertEvents(
   const ids = items.map(() => randomUUID());
   // livemode is the company's, set in SQL from the row the statement reads.
   const payloads = items.map(({ object, previousAttributes }, index) =>
-    JSON.stringify(buildEventPayload({ eventId: ids[index] as string, type, companyId, livemode: false, object: schema.parse(object), previousAttributes, createdAt })),
+    JSON.stringify(
+      buildEventPayload({ eventId: ids[index] as string, type, companyId, livemode: false, object: schema.parse(object), previousAttributes, createdAt }),
+    ),
   );
   return withTransaction(ctx, async (tx) => {
     const [row] = await tx.db.$queryRaw<{ livemode: boolean | null; deliveries: number }[]>`

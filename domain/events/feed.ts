@@ -29,11 +29,7 @@ function hiddenTypes(ctx: OperationContext): string {
   return hasScope(actor.scopes, PAYROLL_SCOPE) ? '' : PAYROLL_TYPES.join(',');
 }
 
-export async function listEvents(
-  ctx: OperationContext,
-  companyId: string,
-  query: ListEventsQuery,
-): Promise<{ events: Event[]; pagination: PaginationMeta }> {
+export async function listEvents(ctx: OperationContext, companyId: string, query: ListEventsQuery): Promise<{ events: Event[]; pagination: PaginationMeta }> {
   const hidden = hiddenTypes(ctx);
   // Asking for a payroll type by name without the scope is refused like a payroll webhook is,
   // rather than answered with a silently empty list.

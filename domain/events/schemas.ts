@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AnyEventEnvelope, EVENT_TYPES, EventType } from '../kernel/events.ts';
 import { PaginationQuery } from '../kernel/pagination.ts';
 
-export const EventId = z.uuid().describe('Event id (uuid), from the events list or a delivery\'s X-Service-Event-Id header.');
+export const EventId = z.uuid().describe("Event id (uuid), from the events list or a delivery's X-Service-Event-Id header.");
 
 /** What the feed returns per event: the stored delivery payload, byte for byte the same shape. */
 export const Event = AnyEventEnvelope;

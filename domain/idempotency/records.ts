@@ -5,11 +5,7 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000; // keys are kept 24 h (DE
 // A request that crashed mid-way must not block its key forever; after this the key can be retried.
 export const IDEMPOTENCY_LOCK_MS = 2 * 60 * 1000;
 
-export type IdempotencyBegin =
-  | { kind: 'started' }
-  | { kind: 'replay'; status: number; body: string }
-  | { kind: 'reused' }
-  | { kind: 'in_progress' };
+export type IdempotencyBegin = { kind: 'started' } | { kind: 'replay'; status: number; body: string } | { kind: 'reused' } | { kind: 'in_progress' };
 
 interface Claim {
   apiKeyId: string;
@@ -55,13 +51,7 @@ export async function beginIdempotent(db: Db, claim: Claim): Promise<Idempotency
 }
 
 /** Stores the result; call inside the write's transaction so the two commit together. */
-export async function completeIdempotent(
-  db: Db,
-  box: SecretBox,
-  ref: { apiKeyId: string; key: string },
-  status: number,
-  body: string,
-): Promise<void> {
+export async function completeIdempotent(db: Db, box: SecretBox, ref: { apiKeyId: string; key: string }, status: number, body: string): Promise<void> {
   await db.idempotencyRecord.update({
     where: { apiKeyId_idempotencyKey: { apiKeyId: ref.apiKeyId, idempotencyKey: ref.key } },
     data: { state: 'completed', responseStatus: status, responseBody: box.encrypt(body) },
@@ -74,4 +64,3 @@ export async function abandonIdempotent(db: Db, ref: { apiKeyId: string; key: st
     where: { apiKeyId: ref.apiKeyId, idempotencyKey: ref.key, state: 'in_progress' },
   });
 }
-

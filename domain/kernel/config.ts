@@ -30,7 +30,12 @@ const booleanFlag = (defaultValue: boolean) =>
  */
 const PORT_HINT = 'use a port number 0-65535 (0 picks a free one), or leave it unset';
 const optionalPort = optionalString.pipe(
-  z.string().regex(/^\d{1,5}$/, PORT_HINT).transform(Number).refine((port) => port <= 65535, PORT_HINT).optional(),
+  z
+    .string()
+    .regex(/^\d{1,5}$/, PORT_HINT)
+    .transform(Number)
+    .refine((port) => port <= 65535, PORT_HINT)
+    .optional(),
 );
 
 export const ConfigSchema = z.object({
@@ -124,9 +129,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const embedded = raw.DATABASE_URL === undefined;
   if (!embedded && raw.DATABASE_ANON_URL === undefined) {
     // Public routes must run as the least-privilege role; refuse to start rather than fall back.
-    throw new ConfigError(
-      'Missing required setting DATABASE_ANON_URL: with DATABASE_URL set, public routes need the least-privilege api_anon connection.',
-    );
+    throw new ConfigError('Missing required setting DATABASE_ANON_URL: with DATABASE_URL set, public routes need the least-privilege api_anon connection.');
   }
   if (!embedded && raw.ENCRYPTION_KEY === undefined) {
     throw new ConfigError('Missing required setting ENCRYPTION_KEY: with DATABASE_URL set, secrets at rest need a configured 32-byte key.');

@@ -53,10 +53,7 @@ export interface OperationContext {
 /** Runs `fn` in a transaction, reusing one that is already open so writes and events commit together. */
 export async function withTransaction<T>(ctx: OperationContext, fn: (tx: OperationContext) => Promise<T>): Promise<T> {
   if (ctx.inTransaction) return fn(ctx);
-  return ctx.services.database.prisma.$transaction(
-    (tx) => fn({ ...ctx, db: tx, inTransaction: true }),
-    TRANSACTION_OPTIONS,
-  );
+  return ctx.services.database.prisma.$transaction((tx) => fn({ ...ctx, db: tx, inTransaction: true }), TRANSACTION_OPTIONS);
 }
 
 /**

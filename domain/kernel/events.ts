@@ -61,16 +61,13 @@ const WebhookDisabledObject = z.object({
   event_type: z.string().describe('The event type whose delivery failed last.'),
   webhook_url: z.url(),
   disabled_at: IsoDateTime,
-  disabled_reason: z
-    .string()
-    .describe('Why delivery stopped: manually_disabled, http_410, url_unsafe:<class> or consecutive_failures.'),
-  last_error: z.string().nullable().describe('The latest failed attempt\'s error before the disable (e.g. http_500), if any.'),
+  disabled_reason: z.string().describe('Why delivery stopped: manually_disabled, http_410, url_unsafe:<class> or consecutive_failures.'),
+  last_error: z.string().nullable().describe("The latest failed attempt's error before the disable (e.g. http_500), if any."),
 });
 
 // ---------------------------------------------------------------------------------------------
 // Example objects. One base per family; each event type overrides only what differs.
 // ---------------------------------------------------------------------------------------------
-
 
 const companyExample: z.input<typeof CompanyObject> = {
   id: COMPANY_ID,
@@ -80,7 +77,6 @@ const companyExample: z.input<typeof CompanyObject> = {
   livemode: true,
   updated_at: '2026-11-14T09:12:03.000Z',
 };
-
 
 // ---------------------------------------------------------------------------------------------
 // The catalogue.
@@ -113,9 +109,7 @@ export const EVENT_TYPES = [
   'webhook.disabled',
 ] as const;
 
-export const EventType = z
-  .enum(EVENT_TYPES)
-  .describe('Webhook event type, `<object>.<what happened>`, e.g. journal_entry.committed.');
+export const EventType = z.enum(EVENT_TYPES).describe('Webhook event type, `<object>.<what happened>`, e.g. journal_entry.committed.');
 export type EventType = z.infer<typeof EventType>;
 
 /** Payroll data is personal data: these events reach only keys that also hold this scope. */
@@ -134,13 +128,13 @@ export type EventCatalogEntry = {
 };
 
 /** Ties each example to its schema at compile time, so a drifting example fails `tsc`, not a customer. */
-const entry = <S extends z.ZodType>(
-  group: string,
-  description: string,
-  object: S,
-  example: z.input<S>,
-  payroll = false,
-) => ({ group, description, payroll, object, example });
+const entry = <S extends z.ZodType>(group: string, description: string, object: S, example: z.input<S>, payroll = false) => ({
+  group,
+  description,
+  payroll,
+  object,
+  example,
+});
 
 const LEDGER = 'company and ledger';
 const PERIODS = 'periods';
@@ -167,12 +161,7 @@ const CATALOG = {
     period_id: null,
     committed_at: null,
   }),
-  'journal_entry.committed': entry(
-    LEDGER,
-    'A journal entry was committed to the ledger and can no longer be edited.',
-    JournalEntryObject,
-    journalEntryExample,
-  ),
+  'journal_entry.committed': entry(LEDGER, 'A journal entry was committed to the ledger and can no longer be edited.', JournalEntryObject, journalEntryExample),
   'journal_entry.reversed': entry(LEDGER, 'A committed journal entry was reversed by a new entry.', JournalEntryObject, {
     ...journalEntryExample,
     status: 'reversed',
@@ -202,27 +191,9 @@ const CATALOG = {
   ),
   'document.deleted': entry(DOCUMENTS, 'A document was deleted; the object is its last state.', DocumentObject, documentExample),
   'salary_run.created': entry(PAYROLL, 'A salary run was created as a draft.', SalaryRunObject, salaryRunExample, true),
-  'salary_run.approved': entry(
-    PAYROLL,
-    'A salary run was approved for payout.',
-    SalaryRunObject,
-    { ...salaryRunExample, status: 'approved' },
-    true,
-  ),
-  'salary_run.booked': entry(
-    PAYROLL,
-    'A salary run was booked to the ledger.',
-    SalaryRunObject,
-    { ...salaryRunExample, status: 'booked' },
-    true,
-  ),
-  'salary_run.cancelled': entry(
-    PAYROLL,
-    'A salary run was cancelled before booking.',
-    SalaryRunObject,
-    { ...salaryRunExample, status: 'cancelled' },
-    true,
-  ),
+  'salary_run.approved': entry(PAYROLL, 'A salary run was approved for payout.', SalaryRunObject, { ...salaryRunExample, status: 'approved' }, true),
+  'salary_run.booked': entry(PAYROLL, 'A salary run was booked to the ledger.', SalaryRunObject, { ...salaryRunExample, status: 'booked' }, true),
+  'salary_run.cancelled': entry(PAYROLL, 'A salary run was cancelled before booking.', SalaryRunObject, { ...salaryRunExample, status: 'cancelled' }, true),
   // AGI lists pay per employee, so it is payroll data even though it is a tax return.
   'agi.generated': entry(TAX, 'An employer declaration (AGI) was generated for a month.', AgiObject, agiExample, true),
   'agi.submitted': entry(
@@ -271,8 +242,7 @@ const CATALOG = {
 export const EVENT_CATALOG: Record<EventType, EventCatalogEntry> = CATALOG;
 
 // Plain string so callers can pass an untrusted subscription filter without parsing it first.
-export const isPayrollEventType = (type: string): boolean =>
-  EventType.safeParse(type).success && EVENT_CATALOG[type as EventType].payroll;
+export const isPayrollEventType = (type: string): boolean => EventType.safeParse(type).success && EVENT_CATALOG[type as EventType].payroll;
 
 // ---------------------------------------------------------------------------------------------
 // The delivered envelope.
@@ -280,9 +250,7 @@ export const isPayrollEventType = (type: string): boolean =>
 
 // The envelope's fields, shared by the per-type schemas below and the feed's generic one.
 const envelopeShape = <K extends z.ZodType, O extends z.ZodType>(type: K, object: O) => ({
-  id: z
-    .union([z.string().regex(/^evt_[A-Za-z0-9]+$/), z.uuid()])
-    .describe('Event id; the same across retries, so use it to de-duplicate.'),
+  id: z.union([z.string().regex(/^evt_[A-Za-z0-9]+$/), z.uuid()]).describe('Event id; the same across retries, so use it to de-duplicate.'),
   type,
   api_version: z.string().describe('API version the payload is rendered in, pinned per webhook.'),
   created_at: IsoDateTime,
@@ -290,10 +258,7 @@ const envelopeShape = <K extends z.ZodType, O extends z.ZodType>(type: K, object
   livemode: z.boolean().describe('false for sandbox companies.'),
   data: z.object({
     object,
-    previous_attributes: z
-      .record(z.string(), z.unknown())
-      .nullable()
-      .describe('For *.updated events, the changed fields’ old values; otherwise null.'),
+    previous_attributes: z.record(z.string(), z.unknown()).nullable().describe('For *.updated events, the changed fields’ old values; otherwise null.'),
   }),
 });
 
@@ -318,8 +283,7 @@ type ObjectSchemaOf<T extends EventType> = Extract<(typeof CATALOG)[T]['object']
 export type EventEnvelopeSchemaFor<T extends EventType> = ReturnType<typeof envelope<T, ObjectSchemaOf<T>>>;
 
 /** The envelope with `type` fixed and `data.object` narrowed to that type's schema. */
-export const eventEnvelopeSchemaFor = <T extends EventType>(type: T): EventEnvelopeSchemaFor<T> =>
-  envelope(type, CATALOG[type].object as ObjectSchemaOf<T>);
+export const eventEnvelopeSchemaFor = <T extends EventType>(type: T): EventEnvelopeSchemaFor<T> => envelope(type, CATALOG[type].object as ObjectSchemaOf<T>);
 
 type AnyEnvelopeSchema = { [T in EventType]: EventEnvelopeSchemaFor<T> }[EventType];
 

@@ -18,13 +18,7 @@ export const PaginationQuery = z.object({
     .optional()
     .transform((cursor) => (cursor === undefined || cursor.length > MAX_CURSOR_LENGTH || !CURSOR_CHARS.test(cursor) ? undefined : cursor))
     .describe('Opaque cursor from meta.pagination.next_cursor of the previous page; omit for the first page.'),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_PAGE_SIZE)
-    .default(DEFAULT_PAGE_SIZE)
-    .describe(`Page size, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`),
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE).describe(`Page size, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}).`),
 });
 export type PaginationQuery = z.infer<typeof PaginationQuery>;
 
@@ -80,8 +74,7 @@ export function decodeCursor(list: string, cursor: string | undefined): KeysetPo
 }
 
 /** SQL expression printing a timestamptz with all six fractional digits, in UTC. */
-export const keysetTimestampSql = (column: string): string =>
-  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+export const keysetTimestampSql = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /**
  * A cursor over any keyset (e.g. date, created_at, id): the list name plus the sort key's values,
@@ -99,7 +92,7 @@ export function decodeKeysetCursor<S extends z.ZodType>(list: string, cursor: st
       .object({ v: z.literal(CURSOR_VERSION), l: z.literal(list), k: key })
       .safeParse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
     // The generic object type hides `k`; the schema above just checked it.
-    return parsed.success ? ((parsed.data as { k: z.infer<S> }).k) : null;
+    return parsed.success ? (parsed.data as { k: z.infer<S> }).k : null;
   } catch {
     return null;
   }

@@ -3,12 +3,7 @@ import { requireScope, withTransaction } from '../kernel/context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { emitEvent, previousAttributes } from '../events/emit.ts';
 import { isUniqueViolation } from '../db/errors.ts';
-import {
-  Account,
-  type AccountCreateBody,
-  type AccountListQuery,
-  type AccountUpdateBody,
-} from './schemas.ts';
+import { Account, type AccountCreateBody, type AccountListQuery, type AccountUpdateBody } from './schemas.ts';
 
 interface AccountRow {
   id: string;
@@ -35,8 +30,7 @@ export const toAccount = (row: AccountRow): Account =>
     updated_at: row.updatedAt.toISOString(),
   });
 
-const accountNotFound = (number: string): DomainError =>
-  new DomainError('NOT_FOUND', { message: `No account ${number} in this company's chart of accounts.` });
+const accountNotFound = (number: string): DomainError => new DomainError('NOT_FOUND', { message: `No account ${number} in this company's chart of accounts.` });
 
 /** The chart is bounded (at most 9,000 numbers), so it is listed whole, in number order. */
 export async function listAccounts(ctx: OperationContext, companyId: string, query: AccountListQuery): Promise<Account[]> {
@@ -79,12 +73,7 @@ export async function createAccount(ctx: OperationContext, companyId: string, bo
 }
 
 /** Changes name, active and VAT code; the number (and so the type) is the account's identity. */
-export async function updateAccount(
-  ctx: OperationContext,
-  companyId: string,
-  number: string,
-  body: AccountUpdateBody,
-): Promise<Account> {
+export async function updateAccount(ctx: OperationContext, companyId: string, number: string, body: AccountUpdateBody): Promise<Account> {
   requireScope(ctx, 'companies:write');
   return withTransaction(ctx, async (tx) => {
     // Locks the row so previous_attributes are exactly what this update replaced.

@@ -54,9 +54,7 @@ async function commitLocked(ctx: OperationContext, companyId: string, entry: Loc
   if (debit !== credit || lines.length < 2) {
     throw new DomainError('ENTRY_UNBALANCED', {
       message: `Debits total ${debit} öre and credits ${credit} öre; they must be equal (difference ${debit - credit}).`,
-      details: [
-        { path: 'lines', message: `debit ${debit}, credit ${credit}, difference ${debit - credit} öre` },
-      ],
+      details: [{ path: 'lines', message: `debit ${debit}, credit ${credit}, difference ${debit - credit} öre` }],
     });
   }
   const place = await periodForDate(ctx, companyId, entry.date);
@@ -110,12 +108,7 @@ export async function commitJournalEntry(ctx: OperationContext, companyId: strin
  * credits swapped, committed at once, dated today or the given date (in an open period). An
  * entry is reversed at most once (a unique key on reverses_id backs the check).
  */
-export async function reverseJournalEntry(
-  ctx: OperationContext,
-  companyId: string,
-  entryId: string,
-  body: ReverseBody,
-): Promise<JournalEntry> {
+export async function reverseJournalEntry(ctx: OperationContext, companyId: string, entryId: string, body: ReverseBody): Promise<JournalEntry> {
   requireScope(ctx, 'companies:write');
   return withTransaction(ctx, async (tx) => {
     await lockEntry(tx, companyId, entryId);

@@ -35,8 +35,7 @@ export async function listFiscalYears(ctx: OperationContext, companyId: string):
   return rows.map(toFiscalYear);
 }
 
-const invalid = (path: string, message: string): DomainError =>
-  new DomainError('VALIDATION_ERROR', { message, details: [{ path, message }] });
+const invalid = (path: string, message: string): DomainError => new DomainError('VALIDATION_ERROR', { message, details: [{ path, message }] });
 
 /** The shape rules of a fiscal year's dates (Bokföringslagen 3 kap.), or null when they hold. */
 export function fiscalYearShapeProblem(start: string, end: string): DomainError | null {

@@ -11,9 +11,7 @@ export const AccountNumber = z
   .describe('BAS account number, four digits 1000-8999, e.g. "1930" (bank).');
 
 export const ACCOUNT_TYPES = ['asset', 'equity_liability', 'revenue', 'expense', 'financial'] as const;
-export const AccountType = z
-  .enum(ACCOUNT_TYPES)
-  .describe('From the class (first digit): 1 asset, 2 equity_liability, 3 revenue, 4-7 expense, 8 financial.');
+export const AccountType = z.enum(ACCOUNT_TYPES).describe('From the class (first digit): 1 asset, 2 equity_liability, 3 revenue, 4-7 expense, 8 financial.');
 
 export const VAT_CODES = ['standard_25', 'reduced_12', 'reduced_6', 'exempt'] as const;
 export const VatCode = z.enum(VAT_CODES).describe('VAT rate of sales or purchases booked here: 25, 12, 6 % or exempt.');
@@ -161,7 +159,7 @@ export const JournalLineInput = z
   .superRefine((line, issue) => {
     const debit = line.debit ?? 0;
     const credit = line.credit ?? 0;
-    if ((debit > 0) === (credit > 0)) {
+    if (debit > 0 === credit > 0) {
       issue.addIssue({
         code: 'custom',
         path: [debit > 0 ? 'credit' : 'debit'],

@@ -11,7 +11,12 @@ export const operationExample: z.input<typeof Operation> = {
   status: 'succeeded',
   progress: 100,
   progress_message: 'Closed',
-  result: { closing_entry_id: '3e6a9c2d-8b4f-4d17-9e3a-5c0b8f2d7a61', voucher: 'Y1', result: 18_450_000, next_fiscal_year_id: 'c4a1e8f3-2b7d-4960-8a3c-6d9f1b5e2c75' },
+  result: {
+    closing_entry_id: '3e6a9c2d-8b4f-4d17-9e3a-5c0b8f2d7a61',
+    voucher: 'Y1',
+    result: 18_450_000,
+    next_fiscal_year_id: 'c4a1e8f3-2b7d-4960-8a3c-6d9f1b5e2c75',
+  },
   error: null,
   cancel_requested: false,
   attempts: 1,

@@ -212,7 +212,11 @@ export function createOperationRunner(services: Services, options: RunnerOptions
         services.logger.warn({ err: error, operation: row.id, kind: row.kind }, 'operation interrupted: database unavailable; resumes when its lease expires');
       } else {
         services.logger.error({ err: error, operation: row.id, kind: row.kind }, 'operation failed unexpectedly');
-        await finish(row, { status: 'failed', code: 'INTERNAL_ERROR', message: 'The operation failed unexpectedly; retry it, or contact support with its id.' });
+        await finish(row, {
+          status: 'failed',
+          code: 'INTERNAL_ERROR',
+          message: 'The operation failed unexpectedly; retry it, or contact support with its id.',
+        });
       }
     } finally {
       clearInterval(heartbeat);

@@ -20,10 +20,7 @@ export const Operation = z
     progress: z.number().int().min(0).max(100).describe('Percent done.'),
     progress_message: z.string().nullable(),
     result: z.record(z.string(), z.unknown()).nullable().describe('What the work produced, once succeeded.'),
-    error: z
-      .object({ code: z.string(), message: z.string() })
-      .nullable()
-      .describe('Why it failed (a catalogue code); null unless failed.'),
+    error: z.object({ code: z.string(), message: z.string() }).nullable().describe('Why it failed (a catalogue code); null unless failed.'),
     cancel_requested: z.boolean().describe('Cancellation asked for while running; it stops at its next checkpoint.'),
     attempts: z.number().int().nonnegative().describe('Times a runner started it (a restart after a crash counts).'),
     created_at: Timestamp,

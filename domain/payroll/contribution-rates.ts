@@ -48,9 +48,7 @@ export function employerContribution(gross: number, birthYear: number, payDate: 
   const ageAtYearStart = payYear - 1 - birthYear;
   if (birthYear < NO_CONTRIBUTIONS_BORN_BEFORE) return { amount: 0, rateHundredths: 0 };
   if (ageAtYearStart >= PENSION_ONLY_FROM_AGE) return { amount: percentOf(gross, PENSION_ONLY_RATE), rateHundredths: PENSION_ONLY_RATE };
-  const youth = YOUTH_REDUCTIONS.find(
-    (r) => r.from <= payDate && payDate <= r.to && ageAtYearStart >= r.minAge && ageAtYearStart < r.maxAgeExclusive,
-  );
+  const youth = YOUTH_REDUCTIONS.find((r) => r.from <= payDate && payDate <= r.to && ageAtYearStart >= r.minAge && ageAtYearStart < r.maxAgeExclusive);
   if (youth) {
     const reducedPart = Math.min(gross, youth.capPerMonth);
     const amount = percentOf(reducedPart, youth.rate) + percentOf(gross - reducedPart, STANDARD_RATE);

@@ -116,12 +116,7 @@ export async function listEmployees(
   return { employees: page.map(masked), pagination };
 }
 
-export async function updateEmployee(
-  ctx: OperationContext,
-  companyId: string,
-  employeeId: string,
-  body: EmployeeUpdateBody,
-): Promise<Employee> {
+export async function updateEmployee(ctx: OperationContext, companyId: string, employeeId: string, body: EmployeeUpdateBody): Promise<Employee> {
   requireScope(ctx, PAYROLL_READ);
   requireScope(ctx, 'companies:write');
   return withTransaction(ctx, async (tx) => {

@@ -14,9 +14,23 @@ const rows: AccountBalance[] = [
   { account: '1510', name: 'Kundfordringar', opening_balance: 0, period_debit: 10_000_000, period_credit: 0, closing_balance: 10_000_000 },
   { account: '1930', name: 'Företagskonto / affärskonto', opening_balance: 12_500_000, period_debit: 0, period_credit: 3_050_000, closing_balance: 9_450_000 },
   { account: '2081', name: 'Aktiekapital', opening_balance: -2_500_000, period_debit: 0, period_credit: 0, closing_balance: -2_500_000 },
-  { account: '2611', name: 'Utgående moms på försäljning inom Sverige, 25 %', opening_balance: 0, period_debit: 0, period_credit: 2_000_000, closing_balance: -2_000_000 },
+  {
+    account: '2611',
+    name: 'Utgående moms på försäljning inom Sverige, 25 %',
+    opening_balance: 0,
+    period_debit: 0,
+    period_credit: 2_000_000,
+    closing_balance: -2_000_000,
+  },
   { account: '2641', name: 'Debiterad ingående moms', opening_balance: 0, period_debit: 10_000, period_credit: 0, closing_balance: 10_000 },
-  { account: '3001', name: 'Försäljning inom Sverige, 25 % moms', opening_balance: -10_000_000, period_debit: 0, period_credit: 8_000_000, closing_balance: -18_000_000 },
+  {
+    account: '3001',
+    name: 'Försäljning inom Sverige, 25 % moms',
+    opening_balance: -10_000_000,
+    period_debit: 0,
+    period_credit: 8_000_000,
+    closing_balance: -18_000_000,
+  },
   { account: '6110', name: 'Kontorsmateriel', opening_balance: 0, period_debit: 40_000, period_credit: 0, closing_balance: 40_000 },
   { account: '7210', name: 'Löner till tjänstemän', opening_balance: 0, period_debit: 3_000_000, period_credit: 0, closing_balance: 3_000_000 },
 ];
@@ -42,8 +56,18 @@ export const trialBalanceExample: z.input<typeof TrialBalance> = {
 export const incomeStatementExample: z.input<typeof IncomeStatement> = {
   period,
   sections: [
-    { key: 'operating_income', name: 'Rörelsens intäkter', accounts: [{ account: '3001', name: 'Försäljning inom Sverige, 25 % moms', amount: 8_000_000 }], total: 8_000_000 },
-    { key: 'other_external_expenses', name: 'Övriga externa kostnader', accounts: [{ account: '6110', name: 'Kontorsmateriel', amount: -40_000 }], total: -40_000 },
+    {
+      key: 'operating_income',
+      name: 'Rörelsens intäkter',
+      accounts: [{ account: '3001', name: 'Försäljning inom Sverige, 25 % moms', amount: 8_000_000 }],
+      total: 8_000_000,
+    },
+    {
+      key: 'other_external_expenses',
+      name: 'Övriga externa kostnader',
+      accounts: [{ account: '6110', name: 'Kontorsmateriel', amount: -40_000 }],
+      total: -40_000,
+    },
     { key: 'personnel', name: 'Personalkostnader', accounts: [{ account: '7210', name: 'Löner till tjänstemän', amount: -3_000_000 }], total: -3_000_000 },
   ],
   operating_result: 4_960_000,
@@ -55,14 +79,32 @@ export const balanceSheetExample: z.input<typeof BalanceSheet> = {
   period,
   assets: {
     sections: [
-      { key: 'receivables', name: 'Kortfristiga fordringar', accounts: [{ account: '1510', name: 'Kundfordringar', opening_balance: 0, closing_balance: 10_000_000 }], opening_total: 0, total: 10_000_000 },
-      { key: 'cash_and_bank', name: 'Kassa och bank', accounts: [{ account: '1930', name: 'Företagskonto / affärskonto', opening_balance: 12_500_000, closing_balance: 9_450_000 }], opening_total: 12_500_000, total: 9_450_000 },
+      {
+        key: 'receivables',
+        name: 'Kortfristiga fordringar',
+        accounts: [{ account: '1510', name: 'Kundfordringar', opening_balance: 0, closing_balance: 10_000_000 }],
+        opening_total: 0,
+        total: 10_000_000,
+      },
+      {
+        key: 'cash_and_bank',
+        name: 'Kassa och bank',
+        accounts: [{ account: '1930', name: 'Företagskonto / affärskonto', opening_balance: 12_500_000, closing_balance: 9_450_000 }],
+        opening_total: 12_500_000,
+        total: 9_450_000,
+      },
     ],
     total: 19_450_000,
   },
   equity_and_liabilities: {
     sections: [
-      { key: 'equity', name: 'Eget kapital', accounts: [{ account: '2081', name: 'Aktiekapital', opening_balance: 2_500_000, closing_balance: 2_500_000 }], opening_total: 2_500_000, total: 2_500_000 },
+      {
+        key: 'equity',
+        name: 'Eget kapital',
+        accounts: [{ account: '2081', name: 'Aktiekapital', opening_balance: 2_500_000, closing_balance: 2_500_000 }],
+        opening_total: 2_500_000,
+        total: 2_500_000,
+      },
       {
         key: 'current_liabilities',
         name: 'Kortfristiga skulder',

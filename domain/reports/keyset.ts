@@ -10,10 +10,7 @@ export const REPORT_PAGE_SIZE = 1000;
  * Walks a keyset: `fetch(after, limit)` returns the next rows in the total order strictly after
  * `after` (null: from the start). Yields each page; stops at the first short page.
  */
-export async function* keysetPages<Row, Key>(
-  fetch: (after: Key | null, limit: number) => Promise<Row[]>,
-  keyOf: (row: Row) => Key,
-): AsyncGenerator<Row[]> {
+export async function* keysetPages<Row, Key>(fetch: (after: Key | null, limit: number) => Promise<Row[]>, keyOf: (row: Row) => Key): AsyncGenerator<Row[]> {
   let after: Key | null = null;
   for (;;) {
     const page = await fetch(after, REPORT_PAGE_SIZE);

@@ -157,6 +157,10 @@ export class PdfTable {
       BOLD,
     );
     this.y += ROW_HEIGHT;
-    this.doc.moveTo(left, this.y - 3).lineTo(right, this.y - 3).lineWidth(0.5).stroke();
+    this.doc
+      .moveTo(left, this.y - 3)
+      .lineTo(right, this.y - 3)
+      .lineWidth(0.5)
+      .stroke();
   }
 }

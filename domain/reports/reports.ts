@@ -60,8 +60,7 @@ const INCOME_STATEMENT: Statement<IncomeStatement> = {
 const BALANCE_SHEET: Statement<BalanceSheet> = {
   title: 'Balance sheet (Balansräkning)',
   slug: 'balance-sheet',
-  load: async (tx, companyId, period) =>
-    buildBalanceSheet(period, await accountBalances(tx, companyId, period), await resultBeforeYear(tx, companyId, period)),
+  load: async (tx, companyId, period) => buildBalanceSheet(period, await accountBalances(tx, companyId, period), await resultBeforeYear(tx, companyId, period)),
   print: printBalanceSheet,
 };
 
@@ -105,23 +104,15 @@ async function statementPdf<R extends { period: ReportPeriod }>(
   };
 }
 
-export const getAccountBalances = (ctx: OperationContext, companyId: string, query: ReportRangeQuery) =>
-  statementData(ctx, companyId, query, ACCOUNT_BALANCES);
-export const getTrialBalance = (ctx: OperationContext, companyId: string, query: ReportRangeQuery) =>
-  statementData(ctx, companyId, query, TRIAL_BALANCE);
-export const getIncomeStatement = (ctx: OperationContext, companyId: string, query: ReportRangeQuery) =>
-  statementData(ctx, companyId, query, INCOME_STATEMENT);
-export const getBalanceSheet = (ctx: OperationContext, companyId: string, query: ReportRangeQuery) =>
-  statementData(ctx, companyId, query, BALANCE_SHEET);
+export const getAccountBalances = (ctx: OperationContext, companyId: string, query: ReportRangeQuery) => statementData(ctx, companyId, query, ACCOUNT_BALANCES);
+export const getTrialBalance = (ctx: OperationContext, companyId: string, query: ReportRangeQuery) => statementData(ctx, companyId, query, TRIAL_BALANCE);
+export const getIncomeStatement = (ctx: OperationContext, companyId: string, query: ReportRangeQuery) => statementData(ctx, companyId, query, INCOME_STATEMENT);
+export const getBalanceSheet = (ctx: OperationContext, companyId: string, query: ReportRangeQuery) => statementData(ctx, companyId, query, BALANCE_SHEET);
 
-export const accountBalancesPdf = (ctx: OperationContext, companyId: string, query: ReportRangeQuery) =>
-  statementPdf(ctx, companyId, query, ACCOUNT_BALANCES);
-export const trialBalancePdf = (ctx: OperationContext, companyId: string, query: ReportRangeQuery) =>
-  statementPdf(ctx, companyId, query, TRIAL_BALANCE);
-export const incomeStatementPdf = (ctx: OperationContext, companyId: string, query: ReportRangeQuery) =>
-  statementPdf(ctx, companyId, query, INCOME_STATEMENT);
-export const balanceSheetPdf = (ctx: OperationContext, companyId: string, query: ReportRangeQuery) =>
-  statementPdf(ctx, companyId, query, BALANCE_SHEET);
+export const accountBalancesPdf = (ctx: OperationContext, companyId: string, query: ReportRangeQuery) => statementPdf(ctx, companyId, query, ACCOUNT_BALANCES);
+export const trialBalancePdf = (ctx: OperationContext, companyId: string, query: ReportRangeQuery) => statementPdf(ctx, companyId, query, TRIAL_BALANCE);
+export const incomeStatementPdf = (ctx: OperationContext, companyId: string, query: ReportRangeQuery) => statementPdf(ctx, companyId, query, INCOME_STATEMENT);
+export const balanceSheetPdf = (ctx: OperationContext, companyId: string, query: ReportRangeQuery) => statementPdf(ctx, companyId, query, BALANCE_SHEET);
 
 export async function getGeneralLedger(
   ctx: OperationContext,

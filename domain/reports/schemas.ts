@@ -71,9 +71,7 @@ export type AccountBalances = z.infer<typeof AccountBalances>;
 export const TrialBalance = z.object({
   period: ReportPeriod,
   accounts: z.array(AccountBalance),
-  classes: z
-    .array(BalanceTotals.extend({ class: z.string().regex(/^[1-8]$/), name: z.string() }))
-    .describe('Subtotals per BAS account class (first digit).'),
+  classes: z.array(BalanceTotals.extend({ class: z.string().regex(/^[1-8]$/), name: z.string() })).describe('Subtotals per BAS account class (first digit).'),
   totals: BalanceTotals,
   balanced: z.boolean().describe('Whether the period debits equal the period credits.'),
 });
@@ -115,7 +113,7 @@ export const BalanceSheet = z.object({
     result: z
       .object({
         fiscal_year: SignedOre.describe('Classes 3-8 from the fiscal year start to to, credit minus debit.'),
-        earlier_years: SignedOre.describe('Earlier years\' results no year-end closing has moved to equity yet.'),
+        earlier_years: SignedOre.describe("Earlier years' results no year-end closing has moved to equity yet."),
       })
       .describe('Results not yet booked to equity.'),
     total: SignedOre,
@@ -147,7 +145,7 @@ export const GeneralLedgerLine = z.object({
   voucher: z.string().describe('Series and number of the entry, e.g. "A12".'),
   entry_id: z.uuid(),
   line: z.number().int().positive().describe('Line number within the entry.'),
-  description: z.string().describe('The line\'s description, or the entry\'s when the line has none.'),
+  description: z.string().describe("The line's description, or the entry's when the line has none."),
   debit: Ore,
   credit: Ore,
   balance: SignedOre.describe('Running balance of the account after this line, debit positive, starting from its opening balance.'),

@@ -152,8 +152,7 @@ export function buildBalanceSheet(period: ReportPeriod, rows: readonly BalanceRo
         },
       ];
     });
-  const closingIn = (first: string, last: string): bigint =>
-    sum(sheetRows.filter((row) => row.account >= first && row.account <= last).map(closingOf));
+  const closingIn = (first: string, last: string): bigint => sum(sheetRows.filter((row) => row.account >= first && row.account <= last).map(closingOf));
   const assets = closingIn('1000', '1999');
   const equity = -closingIn('2000', '2099');
   const liabilities = -closingIn('2100', '2999');

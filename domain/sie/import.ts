@@ -128,7 +128,8 @@ export function checkLooksLikeSie(bytes: Buffer): void {
   const issues: SieIssue[] = [];
   const record = readSieLine(lines[index] as string, line, issues);
   if (issues.length > 0) throw sieInvalid([{ line, message: `This is not an SIE file: ${(issues[0] as SieIssue).message}` }]);
-  if (!record || record.label === '{' || record.label === '}') throw sieInvalid([{ line, message: 'This is not an SIE file: it must begin with a record such as #FLAGGA.' }]);
+  if (!record || record.label === '{' || record.label === '}')
+    throw sieInvalid([{ line, message: 'This is not an SIE file: it must begin with a record such as #FLAGGA.' }]);
 }
 
 const textOf = (value: string, max: number): string => value.trim().slice(0, max);
@@ -272,7 +273,8 @@ export async function planSieImport(ctx: OperationContext, companyId: string, fi
   const createAccounts = [...file.accounts].filter(([number]) => !chart.has(number)).map(([number, { name }]) => ({ number, name }));
   for (const [number, line] of file.used) {
     const active = chart.get(number);
-    if (active === undefined && !file.accounts.has(number)) problem(line, `Account ${number} is neither in the chart of accounts nor declared by a #KONTO record.`);
+    if (active === undefined && !file.accounts.has(number))
+      problem(line, `Account ${number} is neither in the chart of accounts nor declared by a #KONTO record.`);
     else if (active === false) problem(line, `Account ${number} is inactive in the chart of accounts.`);
   }
 
@@ -291,13 +293,18 @@ export async function planSieImport(ctx: OperationContext, companyId: string, fi
         const [period] = await ctx.db.$queryRaw<{ locked: boolean }[]>`
           SELECT locked_at IS NOT NULL AS locked FROM periods
            WHERE company_id = ${companyId}::uuid AND start_date <= ${date}::date AND end_date >= ${date}::date`;
-        if (holder.closed || period?.locked) problem(line, `#IB: the opening balances are booked on ${date}, and that ${holder.closed ? 'fiscal year is closed' : 'period is locked'}.`);
+        if (holder.closed || period?.locked)
+          problem(line, `#IB: the opening balances are booked on ${date}, and that ${holder.closed ? 'fiscal year is closed' : 'period is locked'}.`);
       } else {
         const previousStart = file.previousYear?.end === date ? file.previousYear.start : addMonths(start, -12);
         year = { id: null, start: previousStart, end: date };
         const beside = existing ? years : [...years, { start_date: start, end_date: end }];
         const refused = fiscalYearShapeProblem(previousStart, date) ?? fiscalYearConflict(beside, previousStart, date);
-        if (refused) problem(line, `#IB: the opening balances are booked on ${date}, in a fiscal year ${previousStart} – ${date} that cannot be created: ${refused.message}`);
+        if (refused)
+          problem(
+            line,
+            `#IB: the opening balances are booked on ${date}, in a fiscal year ${previousStart} – ${date} that cannot be created: ${refused.message}`,
+          );
       }
       const lines: SieDraftLine[] = file.opening.map((balance) => ({
         account: balance.account,
@@ -396,7 +403,9 @@ export async function importSieBatch(ctx: OperationContext, companyId: string, f
     SELECT v.id, ${companyId}::uuid, v.date, v.description, v.series, ${ctx.actor?.apiKeyId ?? null}::uuid
       FROM unnest(${ids}::uuid[], ${batch.map((v) => v.date)}::date[], ${batch.map((v) => v.description)}::text[], ${batch.map((v) => v.series)}::text[])
            AS v(id, date, description, series)`;
-  const lines = batch.flatMap((verification, index) => verification.lines.map((line, lineIndex) => ({ ...line, entryId: ids[index] as string, lineNo: lineIndex + 1 })));
+  const lines = batch.flatMap((verification, index) =>
+    verification.lines.map((line, lineIndex) => ({ ...line, entryId: ids[index] as string, lineNo: lineIndex + 1 })),
+  );
   const inserted = await ctx.db.$executeRaw`
     INSERT INTO journal_lines (company_id, entry_id, line_no, account_id, debit, credit, description)
     SELECT ${companyId}::uuid, l.entry_id, l.line_no, a.id, l.debit, l.credit, l.description

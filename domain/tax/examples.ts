@@ -9,8 +9,18 @@ export const vatReturnExample: z.input<typeof VatReturn> = {
   period_end: '2026-03-31',
   status: 'generated',
   boxes: [
-    { box: '05', label: 'Momspliktig försäljning', amount: 35_000_000, accounts: [{ account: '3001', name: 'Försäljning inom Sverige, 25 % moms', amount: 35_000_000 }] },
-    { box: '10', label: 'Utgående moms 25 %', amount: 8_750_000, accounts: [{ account: '2611', name: 'Utgående moms på försäljning inom Sverige, 25 %', amount: 8_750_000 }] },
+    {
+      box: '05',
+      label: 'Momspliktig försäljning',
+      amount: 35_000_000,
+      accounts: [{ account: '3001', name: 'Försäljning inom Sverige, 25 % moms', amount: 35_000_000 }],
+    },
+    {
+      box: '10',
+      label: 'Utgående moms 25 %',
+      amount: 8_750_000,
+      accounts: [{ account: '2611', name: 'Utgående moms på försäljning inom Sverige, 25 %', amount: 8_750_000 }],
+    },
     { box: '11', label: 'Utgående moms 12 %', amount: 0, accounts: [] },
     { box: '12', label: 'Utgående moms 6 %', amount: 0, accounts: [] },
     { box: '48', label: 'Ingående moms att dra av', amount: 3_120_000, accounts: [{ account: '2641', name: 'Debiterad ingående moms', amount: 3_120_000 }] },

@@ -8,7 +8,7 @@ const SignedOre = z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_
 export const VAT_BOXES = ['05', '10', '11', '12', '48', '49'] as const;
 
 export const VatBox = z.object({
-  box: z.enum(VAT_BOXES).describe('Box (ruta) of Skatteverket\'s VAT return.'),
+  box: z.enum(VAT_BOXES).describe("Box (ruta) of Skatteverket's VAT return."),
   label: z.string(),
   amount: SignedOre,
   accounts: z

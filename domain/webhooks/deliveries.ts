@@ -12,8 +12,7 @@ import { TERMINAL_STATUSES, type Delivery, type DeliveryFilters } from './schema
 import { findAccessibleWebhook, lockWebhook, requirePayrollScopeFor } from './subscriptions.ts';
 import { assertCheckedWebhookUrl, checkUrlsFirst, NO_CHECKED_URLS, type CheckedUrls } from './url-check.ts';
 
-const deliveryNotFound = (membershipDenial = false): DomainError =>
-  new DomainError('NOT_FOUND', { message: 'No such webhook delivery.', membershipDenial });
+const deliveryNotFound = (membershipDenial = false): DomainError => new DomainError('NOT_FOUND', { message: 'No such webhook delivery.', membershipDenial });
 
 /** Enqueues a test delivery with the catalogue's example object; refused for a disabled webhook. */
 export async function sendTestDelivery(ctx: OperationContext, companyId: string, webhookId: string): Promise<Delivery> {
@@ -113,7 +112,7 @@ async function retryTarget(ctx: OperationContext, deliveryId: string, lock: bool
     });
   }
   requirePayrollScopeFor(ctx, source.eventType);
-  const gone = () => new DomainError('NOT_FOUND', { message: 'The delivery\'s webhook no longer exists.' });
+  const gone = () => new DomainError('NOT_FOUND', { message: "The delivery's webhook no longer exists." });
   if (!source.webhookId) throw gone();
   let webhook;
   try {

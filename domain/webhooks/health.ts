@@ -18,9 +18,7 @@ export const AUTO_DISABLE_DEAD_IN_A_ROW = 50;
 export const CONSECUTIVE_FAILURES = 'consecutive_failures';
 
 /** What one sent attempt says about its endpoint. */
-export type HealthSignal =
-  | { kind: 'success'; at: Date }
-  | { kind: 'failure'; at: Date; error: string; dead: boolean };
+export type HealthSignal = { kind: 'success'; at: Date } | { kind: 'failure'; at: Date; error: string; dead: boolean };
 
 /** A batch's net effect on one webhook's health. `reset`: a success came, so the old record is void. */
 export interface HealthChange {
@@ -109,12 +107,7 @@ export async function applyHealthChanges(
  * that is already disabled is left alone and emits nothing, so each disable is announced once.
  * Returns whether this call disabled it.
  */
-export async function disableWebhookFor(
-  ctx: OperationContext,
-  webhookId: string,
-  reason: string,
-  lastError: string | null,
-): Promise<boolean> {
+export async function disableWebhookFor(ctx: OperationContext, webhookId: string, reason: string, lastError: string | null): Promise<boolean> {
   const now = ctx.services.now();
   const { count } = await ctx.db.webhook.updateMany({
     where: { id: webhookId, disabledAt: null },

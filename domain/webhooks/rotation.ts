@@ -12,12 +12,7 @@ import { lockWebhook } from './subscriptions.ts';
  * receiver can switch whenever it likes within the overlap. Only two secrets exist at a time:
  * rotating again during an overlap retires the older previous secret.
  */
-export async function rotateWebhookSecret(
-  ctx: OperationContext,
-  companyId: string,
-  id: string,
-  body: RotateWebhookSecretBody,
-): Promise<RotatedWebhook> {
+export async function rotateWebhookSecret(ctx: OperationContext, companyId: string, id: string, body: RotateWebhookSecretBody): Promise<RotatedWebhook> {
   requireScope(ctx, 'webhooks:manage');
   const overlapSeconds = body?.overlap_seconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS;
   return withTransaction(ctx, async (tx) => {

@@ -12,13 +12,9 @@ export const DEFAULT_ROTATION_OVERLAP_SECONDS = 24 * HOUR_SECONDS;
 export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 24 * HOUR_SECONDS;
 
 export const WebhookId = z.uuid().describe('Webhook id (uuid), from the webhooks list or the create response.');
-export const DeliveryId = z.uuid().describe('Delivery id (uuid), from a webhook\'s deliveries list.');
+export const DeliveryId = z.uuid().describe("Delivery id (uuid), from a webhook's deliveries list.");
 
-const WebhookUrl = z
-  .string()
-  .trim()
-  .max(2048)
-  .describe('Absolute https URL that receives signed POSTs; must resolve to public addresses only.');
+const WebhookUrl = z.string().trim().max(2048).describe('Absolute https URL that receives signed POSTs; must resolve to public addresses only.');
 const Name = z.string().trim().min(1).max(100).describe('Short label for the subscription.');
 const Description = z.string().trim().max(500).describe('Free text: what the receiver does.');
 
@@ -32,7 +28,7 @@ export const Webhook = z
     description: z.string(),
     active: z.boolean().describe('false when disabled (see disabled_reason).'),
     created_by_api_key_id: z.uuid().nullable().describe('API key that created the subscription.'),
-    api_version_pinned: z.string().describe('API version the deliveries\' payloads follow.'),
+    api_version_pinned: z.string().describe("API version the deliveries' payloads follow."),
     disabled_at: z.iso.datetime().nullable(),
     disabled_reason: z
       .string()
@@ -45,14 +41,11 @@ export const Webhook = z
       .datetime()
       .nullable()
       .describe('After a secret rotation: until this instant deliveries are signed with the new and the previous secret. null otherwise.'),
-    failing_since: z.iso
-      .datetime()
-      .nullable()
-      .describe('When deliveries started failing with no success since; null while deliveries succeed.'),
+    failing_since: z.iso.datetime().nullable().describe('When deliveries started failing with no success since; null while deliveries succeed.'),
     last_error: z
       .string()
       .nullable()
-      .describe('The latest failed attempt\'s error since the last success (e.g. http_500, timeout); null while deliveries succeed.'),
+      .describe("The latest failed attempt's error since the last success (e.g. http_500, timeout); null while deliveries succeed."),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
@@ -122,10 +115,7 @@ export const TERMINAL_STATUSES: readonly string[] = ['delivered', 'dead'];
 /** Delivery-log search (listWebhookDeliveries): every filter is optional and they combine with AND. */
 export const DeliveryFilters = z.object({
   status: z.enum(DELIVERY_STATUSES).optional().describe('Only deliveries in this status.'),
-  created_gte: z.iso
-    .datetime({ offset: true })
-    .optional()
-    .describe('Only deliveries created at or after this instant (ISO 8601, e.g. 2026-11-21T00:00:00Z).'),
+  created_gte: z.iso.datetime({ offset: true }).optional().describe('Only deliveries created at or after this instant (ISO 8601, e.g. 2026-11-21T00:00:00Z).'),
   created_lt: z.iso.datetime({ offset: true }).optional().describe('Only deliveries created before this instant (ISO 8601).'),
 });
 export type DeliveryFilters = z.infer<typeof DeliveryFilters>;
@@ -148,16 +138,13 @@ export const Delivery = z
     id: z.uuid(),
     webhook_id: z.uuid().nullable().describe('null once the webhook was deleted.'),
     company_id: z.uuid(),
-    event_id: z
-      .uuid()
-      .nullable()
-      .describe('The event sent (X-Service-Event-Id); a test delivery\'s is not stored.'),
+    event_id: z.uuid().nullable().describe("The event sent (X-Service-Event-Id); a test delivery's is not stored."),
     event_type: EventType,
     status: z.enum(DELIVERY_STATUSES),
     attempts: z.number().int(),
     next_attempt_at: z.iso.datetime(),
     response_status: z.number().int().nullable(),
-    response_body: z.string().nullable().describe('Receiver\'s response body, first 4096 bytes.'),
+    response_body: z.string().nullable().describe("Receiver's response body, first 4096 bytes."),
     response_headers: z.record(z.string(), z.string()).nullable(),
     dead_reason: z.string().nullable().describe('Why a dead delivery stopped, e.g. attempts_exhausted:http_500, http_410, url_unsafe:<class>.'),
     test: z.boolean().describe('true for deliveries made by the test endpoint.'),
@@ -175,9 +162,13 @@ const DeliveryEventType = z.string();
 
 /** A delivery as listed: the fields its expansions (expand=…) add, present only when asked for. */
 export const ListedDelivery = Delivery.extend({
-  webhook: undescribed(Webhook.extend({ event_type: DeliveryEventType })).optional().describe('expand=webhook: the webhook.'),
+  webhook: undescribed(Webhook.extend({ event_type: DeliveryEventType }))
+    .optional()
+    .describe('expand=webhook: the webhook.'),
   // Stored events have uuid ids (the `evt_` form exists for worked examples only).
-  event: undescribed(Event.extend({ id: z.uuid(), type: DeliveryEventType })).optional().describe('expand=event: the stored event.'),
+  event: undescribed(Event.extend({ id: z.uuid(), type: DeliveryEventType }))
+    .optional()
+    .describe('expand=event: the stored event.'),
   attempt_history: z.array(DeliveryAttempt).optional().describe('expand=attempts: every attempt, oldest first.'),
 }).describe('One delivery of one event to one webhook.');
 export type ListedDelivery = z.infer<typeof ListedDelivery>;

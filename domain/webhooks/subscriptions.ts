@@ -7,13 +7,7 @@ import { emitEvent } from '../events/emit.ts';
 import { toWebhook, WEBHOOK_COLUMNS, type WebhookRow } from './mappers.ts';
 import { DRY_RUN_SECRET, generateWebhookSecret } from './secrets.ts';
 import { assertCheckedWebhookUrl, checkUrlsFirst, NO_CHECKED_URLS, type CheckedUrls } from './url-check.ts';
-import {
-  MAX_WEBHOOKS_PER_COMPANY,
-  type CreateWebhookBody,
-  type CreatedWebhook,
-  type UpdateWebhookBody,
-  type Webhook,
-} from './schemas.ts';
+import { MAX_WEBHOOKS_PER_COMPANY, type CreateWebhookBody, type CreatedWebhook, type UpdateWebhookBody, type Webhook } from './schemas.ts';
 
 export const MANUALLY_DISABLED = 'manually_disabled';
 
@@ -106,8 +100,7 @@ export async function createWebhook(
 }
 
 /** The URL an update must check: a new one, or the stored one when re-enabling. */
-const urlToCheck = (body: UpdateWebhookBody, storedUrl: string): string | null =>
-  body.webhook_url ?? (body.active === true ? storedUrl : null);
+const urlToCheck = (body: UpdateWebhookBody, storedUrl: string): string | null => body.webhook_url ?? (body.active === true ? storedUrl : null);
 
 /** Before the transaction: authorise and check the URL the update will need (DNS). */
 export async function prepareUpdateWebhook(ctx: OperationContext, companyId: string, id: string, body: UpdateWebhookBody): Promise<CheckedUrls> {

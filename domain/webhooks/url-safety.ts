@@ -240,7 +240,14 @@ function refuse(unsafeClass: string, message: string, rule: string): UrlSafetyRe
 
 /** An address refused by a range rule; the allow-list could lift it unless it is unspecified. */
 function refuseAddress(blocked: Classified, address: string, message: string): UrlSafetyResult {
-  return { ok: false, unsafeClass: blocked.cls, message, rule: `${blocked.rule} (${blocked.cls})`, address, allowable: !blocked.cls.endsWith('unspecified') && blocked.cls !== 'invalid_address' };
+  return {
+    ok: false,
+    unsafeClass: blocked.cls,
+    message,
+    rule: `${blocked.rule} (${blocked.cls})`,
+    address,
+    allowable: !blocked.cls.endsWith('unspecified') && blocked.cls !== 'invalid_address',
+  };
 }
 
 function describe(cls: string): string {

@@ -48,30 +48,34 @@ const HELP_WALK_TIMEOUT = 60_000 + cliOps.length * 8_000;
 
 // Help needs no server (nor a database), so the walk runs once, not per engine.
 describe('accounting --help, walked over the registry', () => {
-  it('has a command for every cli operation, and each --help names every required input', async () => {
-    const root = await runCli(['--help'], {});
-    expect(root.code).toBe(0);
-    expect(cliOps.length).toBeGreaterThan(10);
-    const missing = cliOps.filter((op) => !root.stdout.includes(`${op.group} ${cliSubcommand(op)} `));
-    expect(missing.map((op) => op.id)).toEqual([]);
-    // Operations without the surface get no command.
-    for (const op of registry.operations.filter((o) => !hasCliSurface(o))) expect(root.stdout).not.toContain(`${op.group} ${cliSubcommand(op)} `);
+  it(
+    'has a command for every cli operation, and each --help names every required input',
+    async () => {
+      const root = await runCli(['--help'], {});
+      expect(root.code).toBe(0);
+      expect(cliOps.length).toBeGreaterThan(10);
+      const missing = cliOps.filter((op) => !root.stdout.includes(`${op.group} ${cliSubcommand(op)} `));
+      expect(missing.map((op) => op.id)).toEqual([]);
+      // Operations without the surface get no command.
+      for (const op of registry.operations.filter((o) => !hasCliSurface(o))) expect(root.stdout).not.toContain(`${op.group} ${cliSubcommand(op)} `);
 
-    // Four at a time: each is a process start.
-    for (let i = 0; i < cliOps.length; i += 4) {
-      await Promise.all(
-        cliOps.slice(i, i + 4).map(async (op) => {
-          const help = await runCli([op.group, cliSubcommand(op), '--help'], {});
-          expect(help.code, `${op.id}: ${help.stderr}`).toBe(0);
-          expect(help.stdout).toContain(`Usage: accounting ${op.group} ${cliSubcommand(op)}`);
-          expect(help.stdout).toContain(op.summary);
-          for (const flag of requiredFlags(op)) expect(help.stdout, `${op.id} --help names ${flag}`).toMatch(new RegExp(`${flag}(?![\\w-])`));
-          if (op.idempotencyKey !== 'none') expect(help.stdout).toContain('--idempotency-key');
-          if (op.dryRun) expect(help.stdout).toContain('--dry-run');
-        }),
-      );
-    }
-  }, HELP_WALK_TIMEOUT);
+      // Four at a time: each is a process start.
+      for (let i = 0; i < cliOps.length; i += 4) {
+        await Promise.all(
+          cliOps.slice(i, i + 4).map(async (op) => {
+            const help = await runCli([op.group, cliSubcommand(op), '--help'], {});
+            expect(help.code, `${op.id}: ${help.stderr}`).toBe(0);
+            expect(help.stdout).toContain(`Usage: accounting ${op.group} ${cliSubcommand(op)}`);
+            expect(help.stdout).toContain(op.summary);
+            for (const flag of requiredFlags(op)) expect(help.stdout, `${op.id} --help names ${flag}`).toMatch(new RegExp(`${flag}(?![\\w-])`));
+            if (op.idempotencyKey !== 'none') expect(help.stdout).toContain('--idempotency-key');
+            if (op.dryRun) expect(help.stdout).toContain('--dry-run');
+          }),
+        );
+      }
+    },
+    HELP_WALK_TIMEOUT,
+  );
 });
 
 describe.each(DB_TARGETS)('accounting CLI against a running server (%s)', (target: DbTarget) => {
@@ -85,7 +89,12 @@ describe.each(DB_TARGETS)('accounting CLI against a running server (%s)', (targe
 
   beforeAll(async () => {
     // The data is prepared in this process, then the server process is started on it.
-    const serverEnv: Record<string, string> = { ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, LOG_LEVEL: 'info', PORT: '0', WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.0/8' };
+    const serverEnv: Record<string, string> = {
+      ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+      LOG_LEVEL: 'info',
+      PORT: '0',
+      WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.0/8',
+    };
     if (target === 'postgres') {
       const db = await createPostgresDatabase();
       dropDatabase = db.drop;
@@ -126,7 +135,19 @@ describe.each(DB_TARGETS)('accounting CLI against a running server (%s)', (targe
 
   it('creates a webhook, printing the generated idempotency key and the secret once', async () => {
     const created = await runCli(
-      ['webhooks', 'create', '--company', companyId, '--event-type', 'company.updated', '--webhook-url', 'https://localhost:9/hook', '--name', 'cli test', '--json'],
+      [
+        'webhooks',
+        'create',
+        '--company',
+        companyId,
+        '--event-type',
+        'company.updated',
+        '--webhook-url',
+        'https://localhost:9/hook',
+        '--name',
+        'cli test',
+        '--json',
+      ],
       env,
     );
     expect(created.code, created.stderr).toBe(0);
@@ -137,7 +158,21 @@ describe.each(DB_TARGETS)('accounting CLI against a running server (%s)', (targe
 
     // Retrying with the printed key replays the same webhook instead of creating a second one.
     const replay = await runCli(
-      ['webhooks', 'create', '--company', companyId, '--event-type', 'company.updated', '--webhook-url', 'https://localhost:9/hook', '--name', 'cli test', '--json', '--idempotency-key', key!],
+      [
+        'webhooks',
+        'create',
+        '--company',
+        companyId,
+        '--event-type',
+        'company.updated',
+        '--webhook-url',
+        'https://localhost:9/hook',
+        '--name',
+        'cli test',
+        '--json',
+        '--idempotency-key',
+        key!,
+      ],
       env,
     );
     expect(replay.code).toBe(0);
@@ -152,7 +187,10 @@ describe.each(DB_TARGETS)('accounting CLI against a running server (%s)', (targe
     expect(JSON.parse(fromStdin.stdout).name).toBe('from stdin');
     const bodyFile = join(mkdtempSync(join(tmpdir(), 'acct-cli-body-')), 'body.json');
     writeFileSync(bodyFile, JSON.stringify({ name: 'from file', description: 'kept' }));
-    const fromFile = await runCli(['webhooks', 'update', '--company', companyId, '--id', webhook.id, '--data', `@${bodyFile}`, '--name', 'flag wins', '--json'], env);
+    const fromFile = await runCli(
+      ['webhooks', 'update', '--company', companyId, '--id', webhook.id, '--data', `@${bodyFile}`, '--name', 'flag wins', '--json'],
+      env,
+    );
     expect(JSON.parse(fromFile.stdout)).toMatchObject({ name: 'flag wins', description: 'kept' });
 
     // A dry run validates and writes nothing.
@@ -176,7 +214,10 @@ describe.each(DB_TARGETS)('accounting CLI against a running server (%s)', (targe
   }, 60_000);
 
   it('exits by class: validation 5 with the recovery hint, missing key 3, unknown id 4, bad usage 2', async () => {
-    const invalid = await runCli(['webhooks', 'create', '--company', companyId, '--event-type', 'invoice.paid', '--webhook-url', 'https://localhost:9/x', '--name', 'x'], env);
+    const invalid = await runCli(
+      ['webhooks', 'create', '--company', companyId, '--event-type', 'invoice.paid', '--webhook-url', 'https://localhost:9/x', '--name', 'x'],
+      env,
+    );
     expect(invalid.code).toBe(CLI_EXIT.validation);
     expect(invalid.stderr).toContain(ERROR_CATALOG.VALIDATION_ERROR.recoveryHint);
     expect(invalid.stderr).toContain('body.event_type');

@@ -87,7 +87,11 @@ const ok = (o: Outcome) => typeof o.status === 'number' && o.status >= 200 && o.
 const succeededAfter = (outcomes: readonly Outcome[], at: number) => outcomes.filter((o) => o.startedAt >= at && ok(o)).length;
 /** Both processes still the ones started (never restarted); their output's tail if not. */
 function expectAlive(...processes: RunningProcess[]): void {
-  for (const p of processes) expect({ exitCode: p.child.exitCode, signal: p.child.signalCode }, p.stderr().slice(-2000) + p.stdout().slice(-2000)).toEqual({ exitCode: null, signal: null });
+  for (const p of processes)
+    expect({ exitCode: p.child.exitCode, signal: p.child.signalCode }, p.stderr().slice(-2000) + p.stdout().slice(-2000)).toEqual({
+      exitCode: null,
+      signal: null,
+    });
 }
 
 describe.skipIf(!PG_CLUSTER_AVAILABLE)('the database restarts under a running API and worker (private PostgreSQL cluster)', () => {
@@ -167,12 +171,16 @@ describe.skipIf(!PG_CLUSTER_AVAILABLE)('the database restarts under a running AP
     const prisma = services.database.prisma;
     const mine = () => receiver.requests.filter((r) => (JSON.parse(r.body) as { company_id: string }).company_id === companyId);
     // Bounded well beyond the 20 s stuck threshold: a batch in flight at the restart is recovered then.
-    await until(async () => {
-      if ((await prisma.webhookDelivery.count({ where: { companyId, status: { not: 'delivered' } } })) > 0) return false;
-      const events = await prisma.event.findMany({ where: { companyId, type: 'company.updated' }, select: { id: true } });
-      const seen = new Set(mine().map((r) => String(r.headers['x-service-event-id'])));
-      return events.every((e) => seen.has(e.id));
-    }, 'every event delivered', 150_000);
+    await until(
+      async () => {
+        if ((await prisma.webhookDelivery.count({ where: { companyId, status: { not: 'delivered' } } })) > 0) return false;
+        const events = await prisma.event.findMany({ where: { companyId, type: 'company.updated' }, select: { id: true } });
+        const seen = new Set(mine().map((r) => String(r.headers['x-service-event-id'])));
+        return events.every((e) => seen.has(e.id));
+      },
+      'every event delivered',
+      150_000,
+    );
 
     const received = mine();
     const names = new Set(received.map((r) => (JSON.parse(r.body) as { data: { object: { name: string } } }).data.object.name));
@@ -193,7 +201,10 @@ describe.skipIf(!PG_CLUSTER_AVAILABLE)('the database restarts under a running AP
     for (const id of repeated) {
       const log = attempts.filter((a) => a.deliveryId === id);
       expect(log.length, id).toBeGreaterThanOrEqual(times.get(id) as number);
-      expect(log.slice(0, -1).map((a) => [a.outcome, a.errorClass]), id).toEqual(log.slice(0, -1).map(() => ['failed', 'stuck_recovered']));
+      expect(
+        log.slice(0, -1).map((a) => [a.outcome, a.errorClass]),
+        id,
+      ).toEqual(log.slice(0, -1).map(() => ['failed', 'stuck_recovered']));
       expect(log.at(-1)?.outcome, id).toBe('delivered');
     }
     return { writes_2xx: outcomes.filter(ok).length, events: deliveries.length, received: received.length, duplicates: received.length - times.size };
@@ -230,7 +241,13 @@ describe.skipIf(!PG_CLUSTER_AVAILABLE)('the database restarts under a running AP
     await until(listening, 'the worker LISTENing again');
     const listenBack = Date.now() - restarted;
     const delivered = await checkDeliveries(tenant.companyId, outcomes);
-    report('restart -m fast', outcomes, { restart_ms: restarted - restartStarted, first_2xx_after_ms: firstOk, first_delivery_after_ms: firstReceivedAfter(restarted), listen_back_within_ms: listenBack, ...delivered });
+    report('restart -m fast', outcomes, {
+      restart_ms: restarted - restartStarted,
+      first_2xx_after_ms: firstOk,
+      first_delivery_after_ms: firstReceivedAfter(restarted),
+      listen_back_within_ms: listenBack,
+      ...delivered,
+    });
   }, 300_000);
 
   it('a crash (pg_ctl stop -m immediate) and an outage: every request meanwhile is a prompt 503 (REST, MCP, health), then all resumes', async () => {
@@ -245,7 +262,12 @@ describe.skipIf(!PG_CLUSTER_AVAILABLE)('the database restarts under a running AP
     const mcp = await fetch(`http://127.0.0.1:${port}/mcp`, {
       method: 'POST',
       headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'companies.update', arguments: { company_id: tenant.companyId, name: 'Via MCP AB' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'companies.update', arguments: { company_id: tenant.companyId, name: 'Via MCP AB' } },
+      }),
       signal: AbortSignal.timeout(REQUEST_BOUND_MS),
     });
     const upStarted = Date.now();

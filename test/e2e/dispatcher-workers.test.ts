@@ -52,8 +52,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('dispatcher worker processes on PostgreSQL'
       webhookId,
       companyId,
     );
-  const countStatus = async (status: string) =>
-    t.services.database.prisma.webhookDelivery.count({ where: { webhookId, status } });
+  const countStatus = async (status: string) => t.services.database.prisma.webhookDelivery.count({ where: { webhookId, status } });
 
   /** A worker process holding a batch of 20 new deliveries: all claimed, the first MAX_CONNECTIONS_PER_RECEIVER open at the receiver, the rest queued behind them. */
   const workerWithBatchInFlight = async (): Promise<RunningProcess> => {
@@ -102,7 +101,10 @@ describe.skipIf(!POSTGRES_AVAILABLE)('dispatcher worker processes on PostgreSQL'
     // is moved back, bypassing the trigger that would restamp it).
     await prisma.$transaction(async (tx) => {
       await tx.$executeRawUnsafe('SET LOCAL session_replication_role = replica');
-      await tx.$executeRawUnsafe(`UPDATE webhook_deliveries SET updated_at = updated_at - interval '21 seconds' WHERE webhook_id = $1::uuid AND status = 'in_flight'`, webhookId);
+      await tx.$executeRawUnsafe(
+        `UPDATE webhook_deliveries SET updated_at = updated_at - interval '21 seconds' WHERE webhook_id = $1::uuid AND status = 'in_flight'`,
+        webhookId,
+      );
     });
     const summary = await tick(t.services, sender, 50);
     await sender.close();

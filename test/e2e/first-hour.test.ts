@@ -123,7 +123,13 @@ describe.skipIf(!HAS_SCRIPT)('npm start on a terminal', () => {
     // script(1) gives the server a pseudo-terminal; its own output is the terminal's transcript.
     const child = spawn(SCRIPT, ['-qfec', `${tsx} ${join(ROOT, 'cli', 'serve.ts')}`, '/dev/null'], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATA_DIR: mkdtempSync(join(tmpdir(), 'acct-tty-')), PORT: String(port), LOG_LEVEL: 'info' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        DATA_DIR: mkdtempSync(join(tmpdir(), 'acct-tty-')),
+        PORT: String(port),
+        LOG_LEVEL: 'info',
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
     });

@@ -37,7 +37,7 @@ describe('the metrics port of npm start', () => {
     await Promise.all(running.map((p) => p.stop()));
   });
 
-  it('serves the process\'s metrics on METRICS_PORT only, refuses a taken one in one line, and closes it on SIGTERM', async () => {
+  it("serves the process's metrics on METRICS_PORT only, refuses a taken one in one line, and closes it on SIGTERM", async () => {
     const server = startEntry('cli/serve.ts', { DATA_DIR: freshDataDir(), PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'info' });
     running.push(server);
     const [, key] = await server.waitFor(/(sk_test_[0-9A-Za-z]{32})/);

@@ -17,7 +17,11 @@ const freshDataDir = (): string => mkdtempSync(join(tmpdir(), 'acct-proc-'));
 
 /** `npm start` exactly as a user runs it: npm, the script's shell, then node. */
 function npmStart(env: Record<string, string>): { child: ChildProcess; output: () => string; port: Promise<number> } {
-  const child = spawn('npm', ['start'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npm', ['start'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let text = '';
   let found: ((port: number) => void) | undefined;
   const port = new Promise<number>((resolve) => (found = resolve));
@@ -32,7 +36,11 @@ function npmStart(env: Record<string, string>): { child: ChildProcess; output: (
 }
 
 /** A PATCH whose body is sent only in part: a request in flight until `finish` is called. */
-function partialPatch(port: number, key: string, companyId: string): { request: ClientRequest; response: Promise<IncomingMessage & { text: Promise<string> }>; finish(): void } {
+function partialPatch(
+  port: number,
+  key: string,
+  companyId: string,
+): { request: ClientRequest; response: Promise<IncomingMessage & { text: Promise<string> }>; finish(): void } {
   const body = JSON.stringify({ name: 'Finished In Flight AB' });
   const request = httpRequest({
     host: '127.0.0.1',
@@ -78,7 +86,14 @@ describe('the server process', () => {
     // A full round trip on another connection: by its answer the server has read the first request's headers.
     expect((await get(port, '/api/v1/health')).status).toBe(200);
     server.child.kill('SIGTERM'); // npm's PID, as `kill -TERM` of the started process does
-    await expect.poll(async () => get(port, '/api/v1/health').then(() => 'accepting', (error: Error) => (error.cause as NodeJS.ErrnoException)?.code)).toBe('ECONNREFUSED');
+    await expect
+      .poll(async () =>
+        get(port, '/api/v1/health').then(
+          () => 'accepting',
+          (error: Error) => (error.cause as NodeJS.ErrnoException)?.code,
+        ),
+      )
+      .toBe('ECONNREFUSED');
 
     inFlight.finish();
     const answer = await inFlight.response;
@@ -87,7 +102,10 @@ describe('the server process', () => {
 
     const [code] = (await once(server.child, 'exit')) as [number | null];
     expect(code).toBe(0);
-    const lines = server.output().split('\n').filter((line) => line.includes('"event":"shutdown"'));
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"event":"shutdown"'));
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ signal: 'SIGTERM', in_flight_at_signal: 1, forced: false });
     // The data directory is free again: the lock went with the process.
@@ -122,7 +140,10 @@ describe('the server process', () => {
     server.child.kill('SIGINT');
     const [code] = (await once(server.child, 'exit')) as [number | null];
     expect(code).toBe(0);
-    const line = server.output().split('\n').find((l) => l.includes('"event":"shutdown"'));
+    const line = server
+      .output()
+      .split('\n')
+      .find((l) => l.includes('"event":"shutdown"'));
     expect(JSON.parse(line!)).toMatchObject({ signal: 'SIGINT', in_flight_at_signal: 1, forced: true });
     expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
   }, 180_000);

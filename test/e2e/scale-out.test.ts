@@ -119,7 +119,8 @@ describe.skipIf(!POSTGRES_AVAILABLE).each(MODES)('two API processes and two work
     // The writer's own limit is far above the load: only the limited keys meet RATE_LIMIT_PER_MINUTE.
     writerKey = (await makeKey(prisma, userId, { rateLimitPerMinute: 1_000_000 })).key;
     // IP-literal URLs: the workers resolve nothing (the test CA covers IP:127.0.0.1).
-    const hook = (eventType: string, path: string) => makeWebhook(t.services, { companyId, url: `https://127.0.0.1:${receiver.port}${path}`, eventType, name: path });
+    const hook = (eventType: string, path: string) =>
+      makeWebhook(t.services, { companyId, url: `https://127.0.0.1:${receiver.port}${path}`, eventType, name: path });
     hooks = {
       created: await hook('journal_entry.created', '/created'),
       committedA: await hook('journal_entry.committed', '/committed-a'),
@@ -206,7 +207,10 @@ describe.skipIf(!POSTGRES_AVAILABLE).each(MODES)('two API processes and two work
       // A long-running operation, claimed by one of the workers' runners.
       const queued = await send(round % 2, 'POST', `/webhooks/${hooks.created}/recover`, writerKey, { since: '2026-01-01T00:00:00.000Z' });
       expect(queued.status, JSON.stringify(queued.body)).toBe(202);
-      await until(async () => (await send((round + 1) % 2, 'GET', `/operations/${queued.body.data.id}`, writerKey)).body.data.status === 'succeeded', 'the operation');
+      await until(
+        async () => (await send((round + 1) % 2, 'GET', `/operations/${queued.body.data.id}`, writerKey)).body.data.status === 'succeeded',
+        'the operation',
+      );
     };
     // Interleaved, so writes, contended keys and reads overlap rather than run in phases.
     const mixed = interleave([writes, reads, contention, [operation]]);
@@ -220,113 +224,119 @@ describe.skipIf(!POSTGRES_AVAILABLE).each(MODES)('two API processes and two work
     return { burst, burstInOneWindow, contended, numbers };
   }
 
-  it.skipIf(skip)('holds rate limits, idempotency and delivery claims across the processes, with no 5xx', async () => {
-    const prisma = t.services.database.prisma;
-    const rounds: Round[] = [];
-    while (rounds.length < MAX_ROUNDS) {
-      rounds.push(await mixedRound(rounds.length + 1));
-      if (rounds.at(-1)!.burstInOneWindow) break;
-    }
-    const last = rounds.at(-1)!;
-    expect(last.burstInOneWindow, `${MAX_ROUNDS} bursts in a row straddled a minute boundary`).toBe(true);
-
-    // Rate limit: exactly LIMIT admitted in total over both processes, the rest 429 RATE_LIMITED.
-    expect(last.burst.filter((r) => r.status === 200)).toHaveLength(LIMIT);
-    const limited = last.burst.filter((r) => r.status === 429);
-    expect(limited).toHaveLength(BURST - LIMIT);
-    for (const reply of limited) {
-      expect(reply.body.error.code).toBe('RATE_LIMITED');
-      expect(reply.headers.get('retry-after')).toBe('60');
-    }
-
-    // Idempotency: per key one original 201, duplicates either the replay of it or 409 in progress.
-    let replays = 0;
-    let inProgress = 0;
-    for (const [r, round] of rounds.entries()) {
-      expect(round.contended).toHaveLength(CONTENDED_KEYS);
-      for (const replies of round.contended) {
-        const created = replies.filter((reply) => reply.status === 201);
-        const busy = replies.filter((reply) => reply.status === 409);
-        expect(created.length + busy.length, JSON.stringify(replies.map((reply) => [reply.status, reply.body]))).toBe(SENDS_PER_KEY);
-        expect(created.filter((reply) => reply.headers.get('idempotent-replayed') !== 'true')).toHaveLength(1);
-        expect(new Set(created.map((reply) => reply.body.data.id)).size).toBe(1);
-        for (const reply of busy) expect(reply.body.error.code).toBe('IDEMPOTENCY_IN_PROGRESS');
-        replays += created.length - 1;
-        inProgress += busy.length;
+  it.skipIf(skip)(
+    'holds rate limits, idempotency and delivery claims across the processes, with no 5xx',
+    async () => {
+      const prisma = t.services.database.prisma;
+      const rounds: Round[] = [];
+      while (rounds.length < MAX_ROUNDS) {
+        rounds.push(await mixedRound(rounds.length + 1));
+        if (rounds.at(-1)!.burstInOneWindow) break;
       }
-      // Afterwards, the key replays the one stored reply on both processes.
-      for (let k = 0; k < CONTENDED_KEYS; k++) {
-        const original = round.contended.flat().find((reply) => reply.status === 201 && reply.body.data.description === `round ${r + 1} contended ${k}`)!;
-        for (const which of [0, 1]) {
-          const again = await send(which, 'POST', '/journal-entries', writerKey, draftBody(`round ${r + 1} contended ${k}`), {
-            'idempotency-key': `round-${r + 1}-contended-${k}`,
-          });
-          expect(again.status).toBe(201);
-          expect(again.headers.get('idempotent-replayed')).toBe('true');
-          expect(again.body.data).toEqual(original.body.data);
-          replays++;
+      const last = rounds.at(-1)!;
+      expect(last.burstInOneWindow, `${MAX_ROUNDS} bursts in a row straddled a minute boundary`).toBe(true);
+
+      // Rate limit: exactly LIMIT admitted in total over both processes, the rest 429 RATE_LIMITED.
+      expect(last.burst.filter((r) => r.status === 200)).toHaveLength(LIMIT);
+      const limited = last.burst.filter((r) => r.status === 429);
+      expect(limited).toHaveLength(BURST - LIMIT);
+      for (const reply of limited) {
+        expect(reply.body.error.code).toBe('RATE_LIMITED');
+        expect(reply.headers.get('retry-after')).toBe('60');
+      }
+
+      // Idempotency: per key one original 201, duplicates either the replay of it or 409 in progress.
+      let replays = 0;
+      let inProgress = 0;
+      for (const [r, round] of rounds.entries()) {
+        expect(round.contended).toHaveLength(CONTENDED_KEYS);
+        for (const replies of round.contended) {
+          const created = replies.filter((reply) => reply.status === 201);
+          const busy = replies.filter((reply) => reply.status === 409);
+          expect(created.length + busy.length, JSON.stringify(replies.map((reply) => [reply.status, reply.body]))).toBe(SENDS_PER_KEY);
+          expect(created.filter((reply) => reply.headers.get('idempotent-replayed') !== 'true')).toHaveLength(1);
+          expect(new Set(created.map((reply) => reply.body.data.id)).size).toBe(1);
+          for (const reply of busy) expect(reply.body.error.code).toBe('IDEMPOTENCY_IN_PROGRESS');
+          replays += created.length - 1;
+          inProgress += busy.length;
         }
-        // One effect: one entry, one journal_entry.created event.
-        expect(await prisma.journalEntry.count({ where: { companyId, description: `round ${r + 1} contended ${k}` } })).toBe(1);
+        // Afterwards, the key replays the one stored reply on both processes.
+        for (let k = 0; k < CONTENDED_KEYS; k++) {
+          const original = round.contended.flat().find((reply) => reply.status === 201 && reply.body.data.description === `round ${r + 1} contended ${k}`)!;
+          for (const which of [0, 1]) {
+            const again = await send(which, 'POST', '/journal-entries', writerKey, draftBody(`round ${r + 1} contended ${k}`), {
+              'idempotency-key': `round-${r + 1}-contended-${k}`,
+            });
+            expect(again.status).toBe(201);
+            expect(again.headers.get('idempotent-replayed')).toBe('true');
+            expect(again.body.data).toEqual(original.body.data);
+            replays++;
+          }
+          // One effect: one entry, one journal_entry.created event.
+          expect(await prisma.journalEntry.count({ where: { companyId, description: `round ${r + 1} contended ${k}` } })).toBe(1);
+        }
+        // Commits from both processes took gapless voucher numbers (the counter row is the claim).
+        expect(round.numbers).toHaveLength(ENTRIES);
       }
-      // Commits from both processes took gapless voucher numbers (the counter row is the claim).
-      expect(round.numbers).toHaveLength(ENTRIES);
-    }
-    const numbers = rounds.flatMap((round) => round.numbers).sort((a, b) => a - b);
-    expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => i + 1));
+      const numbers = rounds.flatMap((round) => round.numbers).sort((a, b) => a - b);
+      expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => i + 1));
 
-    // LISTEN stays direct: each worker's two sessions (deliveries, operations) are the server's own
-    // connections, none of them one the pooler multiplexes; the load did go through the pooler.
-    const listening = async () =>
-      prisma.$queryRawUnsafe<{ pid: number }[]>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`);
-    await until(async () => (await listening()).length === 4, 'four LISTEN sessions');
-    let pooledTransactions = 0;
-    if (bouncer) {
-      const serverPids = new Set((await bouncer.show('SERVERS')).map((row) => Number(row.remote_pid)));
-      expect((await listening()).filter((session) => serverPids.has(session.pid))).toEqual([]);
-      const stats = (await bouncer.show('STATS')).find((row) => row.database === new URL(t.database!.url).pathname.slice(1));
-      pooledTransactions = Number(stats?.total_xact_count);
-      expect(pooledTransactions).toBeGreaterThan(tally.requests);
-    }
+      // LISTEN stays direct: each worker's two sessions (deliveries, operations) are the server's own
+      // connections, none of them one the pooler multiplexes; the load did go through the pooler.
+      const listening = async () =>
+        prisma.$queryRawUnsafe<{ pid: number }[]>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`);
+      await until(async () => (await listening()).length === 4, 'four LISTEN sessions');
+      let pooledTransactions = 0;
+      if (bouncer) {
+        const serverPids = new Set((await bouncer.show('SERVERS')).map((row) => Number(row.remote_pid)));
+        expect((await listening()).filter((session) => serverPids.has(session.pid))).toEqual([]);
+        const stats = (await bouncer.show('STATS')).find((row) => row.database === new URL(t.database!.url).pathname.slice(1));
+        pooledTransactions = Number(stats?.total_xact_count);
+        expect(pooledTransactions).toBeGreaterThan(tally.requests);
+      }
 
-    // Claims: every queued delivery is delivered, each sent exactly once by the two workers together.
-    const createdEvents = rounds.length * (ENTRIES + CONTENDED_KEYS);
-    const committedEvents = rounds.length * ENTRIES;
-    expect(await prisma.event.count({ where: { companyId, type: 'journal_entry.created' } })).toBe(createdEvents);
-    expect(await prisma.event.count({ where: { companyId, type: 'journal_entry.committed' } })).toBe(committedEvents);
-    const expected = createdEvents + 2 * committedEvents;
-    await until(async () => (await prisma.webhookDelivery.count({ where: { companyId, status: 'delivered' } })) === expected, `${expected} deliveries`);
-    // Stopped (in-flight sends finish first), nothing more can reach the receiver: the count is final.
-    await Promise.all(workers.map((w) => w.stop()));
-    expect(await prisma.webhookDelivery.count({ where: { companyId } })).toBe(expected);
-    const perDelivery = new Map<string, number>();
-    const perEvent = new Map<string, number>();
-    for (const request of receiver.requests) {
-      const delivery = String(request.headers['x-service-delivery-id']);
-      const event = `${request.url} ${String(request.headers['x-service-event-id'])}`;
-      perDelivery.set(delivery, (perDelivery.get(delivery) ?? 0) + 1);
-      perEvent.set(event, (perEvent.get(event) ?? 0) + 1);
-    }
-    const duplicates = receiver.requests.length - perDelivery.size;
-    expect(perDelivery.size).toBe(expected);
-    expect(duplicates).toBe(0);
-    expect(perEvent.size).toBe(expected);
-    // The database is this file's own: every attempt row is one of these deliveries'.
-    expect(await prisma.webhookDeliveryAttempt.count()).toBe(expected);
-    // Each worker logs one line per outcome: together they account for every delivery once.
-    const deliveredBy = workers.map((w) => (w.stderr() + w.stdout()).split('\n').filter((line) => line.includes('"event":"delivery"') && line.includes('"outcome":"delivered"')).length);
-    expect(deliveredBy.reduce((a, b) => a + b, 0)).toBe(expected);
+      // Claims: every queued delivery is delivered, each sent exactly once by the two workers together.
+      const createdEvents = rounds.length * (ENTRIES + CONTENDED_KEYS);
+      const committedEvents = rounds.length * ENTRIES;
+      expect(await prisma.event.count({ where: { companyId, type: 'journal_entry.created' } })).toBe(createdEvents);
+      expect(await prisma.event.count({ where: { companyId, type: 'journal_entry.committed' } })).toBe(committedEvents);
+      const expected = createdEvents + 2 * committedEvents;
+      await until(async () => (await prisma.webhookDelivery.count({ where: { companyId, status: 'delivered' } })) === expected, `${expected} deliveries`);
+      // Stopped (in-flight sends finish first), nothing more can reach the receiver: the count is final.
+      await Promise.all(workers.map((w) => w.stop()));
+      expect(await prisma.webhookDelivery.count({ where: { companyId } })).toBe(expected);
+      const perDelivery = new Map<string, number>();
+      const perEvent = new Map<string, number>();
+      for (const request of receiver.requests) {
+        const delivery = String(request.headers['x-service-delivery-id']);
+        const event = `${request.url} ${String(request.headers['x-service-event-id'])}`;
+        perDelivery.set(delivery, (perDelivery.get(delivery) ?? 0) + 1);
+        perEvent.set(event, (perEvent.get(event) ?? 0) + 1);
+      }
+      const duplicates = receiver.requests.length - perDelivery.size;
+      expect(perDelivery.size).toBe(expected);
+      expect(duplicates).toBe(0);
+      expect(perEvent.size).toBe(expected);
+      // The database is this file's own: every attempt row is one of these deliveries'.
+      expect(await prisma.webhookDeliveryAttempt.count()).toBe(expected);
+      // Each worker logs one line per outcome: together they account for every delivery once.
+      const deliveredBy = workers.map(
+        (w) => (w.stderr() + w.stdout()).split('\n').filter((line) => line.includes('"event":"delivery"') && line.includes('"outcome":"delivered"')).length,
+      );
+      expect(deliveredBy.reduce((a, b) => a + b, 0)).toBe(expected);
 
-    // No 5xx anywhere in the load.
-    const serverErrors = [...tally.byStatus].filter(([status]) => status >= 500).reduce((sum, [, n]) => sum + n, 0);
-    expect(serverErrors, JSON.stringify([...tally.byStatus])).toBe(0);
+      // No 5xx anywhere in the load.
+      const serverErrors = [...tally.byStatus].filter(([status]) => status >= 500).reduce((sum, [, n]) => sum + n, 0);
+      expect(serverErrors, JSON.stringify([...tally.byStatus])).toBe(0);
 
-    // The figures docs/reliability.md quotes.
-    process.stdout.write(
-      `scale-out (${pooled ? 'PgBouncer transaction mode' : 'direct'}): rounds ${rounds.length}, requests ${tally.requests}, ` +
-        `statuses ${JSON.stringify(Object.fromEntries(tally.byStatus))}, 429s ${limited.length} of a ${BURST}-request burst (limit ${LIMIT}), ` +
-        `idempotent replays ${replays}, in-progress 409s ${inProgress}, deliveries ${expected} (worker split ${deliveredBy.join('/')}), ` +
-        `duplicates ${duplicates}, 5xx ${serverErrors}${bouncer ? `, transactions through PgBouncer ${pooledTransactions}` : ''}\n`,
-    );
-  }, 300_000);
+      // The figures docs/reliability.md quotes.
+      process.stdout.write(
+        `scale-out (${pooled ? 'PgBouncer transaction mode' : 'direct'}): rounds ${rounds.length}, requests ${tally.requests}, ` +
+          `statuses ${JSON.stringify(Object.fromEntries(tally.byStatus))}, 429s ${limited.length} of a ${BURST}-request burst (limit ${LIMIT}), ` +
+          `idempotent replays ${replays}, in-progress 409s ${inProgress}, deliveries ${expected} (worker split ${deliveredBy.join('/')}), ` +
+          `duplicates ${duplicates}, 5xx ${serverErrors}${bouncer ? `, transactions through PgBouncer ${pooledTransactions}` : ''}\n`,
+      );
+    },
+    300_000,
+  );
 });

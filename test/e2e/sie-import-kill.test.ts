@@ -47,7 +47,9 @@ describe.skipIf(!POSTGRES_AVAILABLE)('SIE import survives SIGKILL of its worker 
 
   const state = async (id: string, companyId = tenant.companyId) => {
     // One statement, one snapshot: the checkpoint and the entries it accounts for.
-    const [row] = await t.services.database.prisma.$queryRawUnsafe<{ status: string; attempts: number; next: number | null; entries: number; error: string | null }[]>(
+    const [row] = await t.services.database.prisma.$queryRawUnsafe<
+      { status: string; attempts: number; next: number | null; entries: number; error: string | null }[]
+    >(
       `SELECT o.status, o.attempts, (o.checkpoint->>'next')::int AS next, o.error_message AS error,
               (SELECT count(*)::int FROM journal_entries e WHERE e.company_id = o.company_id AND e.series = 'A') AS entries
          FROM operations o WHERE o.id = $1::uuid AND o.company_id = $2::uuid`,
@@ -67,7 +69,11 @@ describe.skipIf(!POSTGRES_AVAILABLE)('SIE import survives SIGKILL of its worker 
     const id = started.body.data.id as string;
 
     // Some batches are in, the rest not: kill it there, without warning.
-    const progressed = await untilValue(() => state(id), (s) => FINAL.includes(s.status) || (s.next ?? 0) >= 2 * SIE_IMPORT_BATCH, 'the import to be under way');
+    const progressed = await untilValue(
+      () => state(id),
+      (s) => FINAL.includes(s.status) || (s.next ?? 0) >= 2 * SIE_IMPORT_BATCH,
+      'the import to be under way',
+    );
     expect(progressed.status).toBe('running');
     first.child.kill('SIGKILL');
     await once(first.child, 'exit');
@@ -84,7 +90,11 @@ describe.skipIf(!POSTGRES_AVAILABLE)('SIE import survives SIGKILL of its worker 
       id,
     );
     const second = await startWorker();
-    const finished = await untilValue(() => state(id), (s) => FINAL.includes(s.status), 'the import to finish');
+    const finished = await untilValue(
+      () => state(id),
+      (s) => FINAL.includes(s.status),
+      'the import to finish',
+    );
     expect(finished, finished.error ?? '').toMatchObject({ status: 'succeeded', attempts: 2, entries: VERIFICATIONS });
     await second.stop();
 
@@ -120,7 +130,11 @@ describe.skipIf(!POSTGRES_AVAILABLE)('SIE import survives SIGKILL of its worker 
     const started = await send(buildApp(t.services), other.key, `/api/v1/companies/${other.companyId}/sie-imports`, form);
     expect(started.status, started.text).toBe(202);
     const id = started.body.data.id as string;
-    const progressed = await untilValue(() => state(id, other.companyId), (s) => FINAL.includes(s.status) || (s.next ?? 0) >= SIE_IMPORT_BATCH, 'the import to be under way');
+    const progressed = await untilValue(
+      () => state(id, other.companyId),
+      (s) => FINAL.includes(s.status) || (s.next ?? 0) >= SIE_IMPORT_BATCH,
+      'the import to be under way',
+    );
     expect(progressed.status).toBe('running');
 
     first.child.kill('SIGTERM');
@@ -138,7 +152,11 @@ describe.skipIf(!POSTGRES_AVAILABLE)('SIE import survives SIGKILL of its worker 
       id,
     );
     const second = await startWorker();
-    const finished = await untilValue(() => state(id, other.companyId), (s) => FINAL.includes(s.status), 'the import to finish');
+    const finished = await untilValue(
+      () => state(id, other.companyId),
+      (s) => FINAL.includes(s.status),
+      'the import to finish',
+    );
     expect(finished, finished.error ?? '').toMatchObject({ status: 'succeeded', attempts: 2, entries: VERIFICATIONS });
     await second.stop();
     const [numbers] = await t.services.database.prisma.$queryRawUnsafe<{ distinct: number; low: number; high: number }[]>(

@@ -8,7 +8,14 @@ import fc from 'fast-check';
  * run in `npm test` and the long one in `npm run fuzz`.
  */
 
-type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; required?: string[]; example?: unknown; items?: JsonSchema; [k: string]: unknown };
+type JsonSchema = {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  example?: unknown;
+  items?: JsonSchema;
+  [k: string]: unknown;
+};
 
 interface DocParameter {
   name: string;
@@ -74,12 +81,51 @@ const HUGE = 'x'.repeat(200_000);
 /** Values a field should never accept, or accept only with care. */
 export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(
-    null, true, false, 0, -1, -0.5, 1.5, 2 ** 53, -(2 ** 53), 2 ** 64, 1e308, -1e308, Number.MIN_VALUE,
-    '', ' ', '\u0000', 'a\u0000b', '\ud800', '\udfff', '\u202e', '\ufeff', 'ä'.repeat(5000), '🧾'.repeat(2000), HUGE,
-    '2026-02-30', '0000-00-00', '9999-12-31T99:99:99Z', '-1', '1e309', 'NaN', 'null', 'true',
-    "'; DROP TABLE companies; --", '../../etc/passwd', '%00', '<script>alert(1)</script>', '{{7*7}}', '${jndi:ldap://x}',
-    '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff',
-    [], {}, [null], JSON.parse('{"__proto__":{"polluted":true}}') as unknown, { constructor: { prototype: { polluted: true } } },
+    null,
+    true,
+    false,
+    0,
+    -1,
+    -0.5,
+    1.5,
+    2 ** 53,
+    -(2 ** 53),
+    2 ** 64,
+    1e308,
+    -1e308,
+    Number.MIN_VALUE,
+    '',
+    ' ',
+    '\u0000',
+    'a\u0000b',
+    '\ud800',
+    '\udfff',
+    '\u202e',
+    '\ufeff',
+    'ä'.repeat(5000),
+    '🧾'.repeat(2000),
+    HUGE,
+    '2026-02-30',
+    '0000-00-00',
+    '9999-12-31T99:99:99Z',
+    '-1',
+    '1e309',
+    'NaN',
+    'null',
+    'true',
+    "'; DROP TABLE companies; --",
+    '../../etc/passwd',
+    '%00',
+    '<script>alert(1)</script>',
+    '{{7*7}}',
+    '${jndi:ldap://x}',
+    '00000000-0000-0000-0000-000000000000',
+    'ffffffff-ffff-ffff-ffff-ffffffffffff',
+    [],
+    {},
+    [null],
+    JSON.parse('{"__proto__":{"polluted":true}}') as unknown,
+    { constructor: { prototype: { polluted: true } } },
   ),
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
@@ -92,7 +138,7 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** A string that survives as a query value or path segment once URI-encoded. */
-const hostileText: fc.Arbitrary<string> = hostileValue.map((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? 'undefined'));
+const hostileText: fc.Arbitrary<string> = hostileValue.map((v) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? 'undefined')));
 
 /** Latin-1 without controls: what a Headers object accepts, so the request really leaves the client. */
 const headerText = (maxLength: number): fc.Arbitrary<string> =>
@@ -104,20 +150,63 @@ export const badIdempotencyKey: fc.Arbitrary<string> = fc.oneof(
 );
 
 export const badCursor: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('', '=', '====', 'null', '0', '-1', 'eyJ9', 'eyJhIjoxfQ', 'eyJpZCI6IngifQ==', Buffer.from('{"created_at":"x","id":1}').toString('base64url'), HUGE),
+  fc.constantFrom(
+    '',
+    '=',
+    '====',
+    'null',
+    '0',
+    '-1',
+    'eyJ9',
+    'eyJhIjoxfQ',
+    'eyJpZCI6IngifQ==',
+    Buffer.from('{"created_at":"x","id":1}').toString('base64url'),
+    HUGE,
+  ),
   fc.base64String({ maxLength: 200 }),
   fc.jsonValue({ maxDepth: 2 }).map((v) => Buffer.from(JSON.stringify(v) ?? 'null').toString('base64url')),
   hostileText,
 );
 
 const malformedJson: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('{', '}', '{"a":', '[1,2', '{"a":1}}', '{a:1}', "{'a':1}", '{"a":01}', '{"a":NaN}', '{"a":Infinity}', '\u0000', '\ufeff{}', 'nul', '{"a":"\\ud800"}', '[]', '"string"', '42', 'null', 'true', `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`),
+  fc.constantFrom(
+    '{',
+    '}',
+    '{"a":',
+    '[1,2',
+    '{"a":1}}',
+    '{a:1}',
+    "{'a':1}",
+    '{"a":01}',
+    '{"a":NaN}',
+    '{"a":Infinity}',
+    '\u0000',
+    '\ufeff{}',
+    'nul',
+    '{"a":"\\ud800"}',
+    '[]',
+    '"string"',
+    '42',
+    'null',
+    'true',
+    `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+  ),
   fc.string({ maxLength: 200 }),
   fc.string({ unit: 'binary', maxLength: 200 }),
   fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
 );
 
-const WRONG_CONTENT_TYPES = ['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/octet-stream', 'application/jsonx', 'json', 'application/json; charset=utf-16', '*/*'];
+const WRONG_CONTENT_TYPES = [
+  'text/plain',
+  'application/xml',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/octet-stream',
+  'application/jsonx',
+  'json',
+  'application/json; charset=utf-16',
+  '*/*',
+];
 
 // A lone surrogate cannot be percent-encoded (URIError); a client would send U+FFFD, as URLSearchParams does.
 const wellFormed = (text: string): string => text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
@@ -184,23 +273,40 @@ export function hostileRequest(op: DocOperation, prefix: string, values: Record<
       kind: `extra query parameter ${JSON.stringify(name)}`,
       apply: (d: Draft) => void d.query.push([name, value]),
     })),
-    badIdempotencyKey.map((value) => ({ kind: `Idempotency-Key ${JSON.stringify(value).slice(0, 60)}`, apply: (d: Draft) => void (d.headers['idempotency-key'] = value) })),
+    badIdempotencyKey.map((value) => ({
+      kind: `Idempotency-Key ${JSON.stringify(value).slice(0, 60)}`,
+      apply: (d: Draft) => void (d.headers['idempotency-key'] = value),
+    })),
   ];
   if (queryParams.some((p) => p.name === 'cursor')) {
-    mutations.push(badCursor.map((cursor) => ({ kind: `cursor ${JSON.stringify(cursor).slice(0, 60)}`, apply: (d: Draft) => void d.query.push(['cursor', cursor]) })));
+    mutations.push(
+      badCursor.map((cursor) => ({ kind: `cursor ${JSON.stringify(cursor).slice(0, 60)}`, apply: (d: Draft) => void d.query.push(['cursor', cursor]) })),
+    );
   }
   if (pathParams.length > 0) {
     mutations.push(
-      fc.tuple(fc.constantFrom(...pathParams.map((p) => p.name)), hostileText.filter((s) => s.length > 0)).map(([name, value]) => ({
-        kind: `path ${name}=${JSON.stringify(value).slice(0, 60)}`,
-        apply: (d: Draft) => void (d.pathValues[name] = value),
-      })),
+      fc
+        .tuple(
+          fc.constantFrom(...pathParams.map((p) => p.name)),
+          hostileText.filter((s) => s.length > 0),
+        )
+        .map(([name, value]) => ({
+          kind: `path ${name}=${JSON.stringify(value).slice(0, 60)}`,
+          apply: (d: Draft) => void (d.pathValues[name] = value),
+        })),
     );
   }
   if (op.body) {
     mutations.push(
-      fc.tuple(fc.nat(), fc.nat(), fc.constantFrom('set' as const, 'delete' as const, 'extra' as const), hostileValue, fc.string({ minLength: 1, maxLength: 16 })).map(
-        ([depth, pick, action, value, extraName]) => ({
+      fc
+        .tuple(
+          fc.nat(),
+          fc.nat(),
+          fc.constantFrom('set' as const, 'delete' as const, 'extra' as const),
+          hostileValue,
+          fc.string({ minLength: 1, maxLength: 16 }),
+        )
+        .map(([depth, pick, action, value, extraName]) => ({
           kind: `body`,
           apply(d: Draft) {
             const objects = objectsIn(d.body);
@@ -208,8 +314,7 @@ export function hostileRequest(op: DocOperation, prefix: string, values: Record<
             if (target === undefined) d.body = value;
             else this.kind = `body: ${mutateObject(target, pick, action, value, extraName)}`;
           },
-        }),
-      ),
+        })),
       hostileValue.map((value) => ({ kind: 'whole body replaced by a hostile value', apply: (d: Draft) => void (d.body = value) })),
       malformedJson.map((raw) => ({ kind: `malformed body ${JSON.stringify(raw).slice(0, 60)}`, apply: (d: Draft) => void (d.rawBody = raw) })),
       fc.constantFrom(...WRONG_CONTENT_TYPES).map((type) => ({ kind: `content-type ${type}`, apply: (d: Draft) => void (d.headers['content-type'] = type) })),

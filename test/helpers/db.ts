@@ -98,7 +98,7 @@ export interface TestServiceOptions {
  * public documentation-range address unless listed; anything else is NXDOMAIN.
  */
 export const TEST_DNS: Record<string, string[]> = {
-  'localhost': ['127.0.0.1', '::1'],
+  localhost: ['127.0.0.1', '::1'],
   'internal.example.com': ['10.0.0.5'],
   'metadata.example.com': ['169.254.169.254'],
   'mixed.example.com': ['93.184.216.34', '192.168.1.10'],

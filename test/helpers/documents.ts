@@ -23,7 +23,10 @@ export const XML_INVOICE = Buffer.from(
 export const XML_WITHOUT_DECLARATION = Buffer.from('\uFEFF<!-- Svefaktura -->\n<Invoice xmlns="urn:sfti:documents:BasicInvoice:1:0"><ID>7</ID></Invoice>');
 
 export const REFUSED: Record<string, Buffer> = {
-  gif: Buffer.from('GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;', 'latin1'),
+  gif: Buffer.from(
+    'GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;',
+    'latin1',
+  ),
   zip: hex('504b0304140000000000' + '00'.repeat(40)),
   html: Buffer.from('<!DOCTYPE html><html><body><script>alert(1)</script></body></html>'),
   svg: Buffer.from('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
@@ -77,9 +80,7 @@ export async function download(app: Hono<AppEnv>, key: string, companyId: string
  */
 export function streamedUpload(size: number, chunkSize = 64 * 1024) {
   const boundary = `----upload${Date.now()}`;
-  const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
-  );
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`);
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const filler = Buffer.alloc(chunkSize, 0x20);
   let sent = 0;

@@ -101,12 +101,45 @@ function generate(): TestPki {
     };
 
     const baseConf = conf();
-    run(['req', '-config', baseConf, '-x509', ...newKey, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', VALID_DAYS, '-subj', '/CN=Accounting Test CA', '-extensions', 'ca_ext']);
+    run([
+      'req',
+      '-config',
+      baseConf,
+      '-x509',
+      ...newKey,
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.crt',
+      '-days',
+      VALID_DAYS,
+      '-subj',
+      '/CN=Accounting Test CA',
+      '-extensions',
+      'ca_ext',
+    ]);
 
     const issue = (name: string, cn: string, san: string, validity: string[]): KeyAndCert => {
       const file = conf(serverExtension(san));
       run(['req', '-config', file, '-new', ...newKey, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`]);
-      run(['ca', '-batch', '-config', file, '-cert', 'ca.crt', '-keyfile', 'ca.key', '-in', `${name}.csr`, '-out', `${name}.crt`, '-extensions', 'server_ext', '-notext', ...validity]);
+      run([
+        'ca',
+        '-batch',
+        '-config',
+        file,
+        '-cert',
+        'ca.crt',
+        '-keyfile',
+        'ca.key',
+        '-in',
+        `${name}.csr`,
+        '-out',
+        `${name}.crt`,
+        '-extensions',
+        'server_ext',
+        '-notext',
+        ...validity,
+      ]);
       return { key: read(`${name}.key`), cert: read(`${name}.crt`) };
     };
 
@@ -115,7 +148,23 @@ function generate(): TestPki {
     const expired = issue('expired', 'localhost', LOCALHOST_SAN, ['-startdate', EXPIRED_START, '-enddate', EXPIRED_END]);
 
     const selfConf = conf(serverExtension(LOCALHOST_SAN));
-    run(['req', '-config', selfConf, '-x509', ...newKey, '-keyout', 'self.key', '-out', 'self.crt', '-days', VALID_DAYS, '-subj', '/CN=localhost', '-extensions', 'server_ext']);
+    run([
+      'req',
+      '-config',
+      selfConf,
+      '-x509',
+      ...newKey,
+      '-keyout',
+      'self.key',
+      '-out',
+      'self.crt',
+      '-days',
+      VALID_DAYS,
+      '-subj',
+      '/CN=localhost',
+      '-extensions',
+      'server_ext',
+    ]);
     const selfSigned = { key: read('self.key'), cert: read('self.crt') };
 
     return { caCert: read('ca.crt'), localhost, wrongName, expired, selfSigned };

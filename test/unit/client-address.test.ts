@@ -148,9 +148,7 @@ describe('truncateAddress', () => {
       const len = Math.floor(rand() * 120);
       let s = '';
       for (let j = 0; j < len; j++) {
-        s += rand() < 0.9
-          ? alphabet[Math.floor(rand() * alphabet.length)]
-          : String.fromCharCode(Math.floor(rand() * 0x10000));
+        s += rand() < 0.9 ? alphabet[Math.floor(rand() * alphabet.length)] : String.fromCharCode(Math.floor(rand() * 0x10000));
       }
       let t: TruncatedAddress | undefined;
       expect(() => {

@@ -22,9 +22,7 @@ describe('configuration', () => {
   });
 
   it('fails closed in PostgreSQL mode without an encryption key', () => {
-    expect(() => loadConfig({ DATABASE_URL: 'postgres://x@localhost/db', DATABASE_ANON_URL: 'postgres://api_anon@localhost/db' })).toThrow(
-      ConfigError,
-    );
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://x@localhost/db', DATABASE_ANON_URL: 'postgres://api_anon@localhost/db' })).toThrow(ConfigError);
   });
 
   it('takes DATABASE_DIRECT_URL for LISTEN and migrations, defaulting to DATABASE_URL; a distinct one marks DATABASE_URL as pooled', () => {

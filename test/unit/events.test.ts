@@ -1,13 +1,5 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import {
-  EVENT_CATALOG,
-  EVENT_TYPES,
-  EventEnvelope,
-  EventType,
-  PAYROLL_SCOPE,
-  eventEnvelopeSchemaFor,
-  isPayrollEventType,
-} from '../../domain/kernel/events.ts';
+import { EVENT_CATALOG, EVENT_TYPES, EventEnvelope, EventType, PAYROLL_SCOPE, eventEnvelopeSchemaFor, isPayrollEventType } from '../../domain/kernel/events.ts';
 
 const envelopeFor = (type: EventType, object: unknown) => ({
   id: 'evt_01JD3K9QZ7X4M2N8P5R6T0V1W2',
@@ -102,13 +94,7 @@ describe('envelope', () => {
   });
 
   it('rejects malformed envelope fields', () => {
-    for (const patch of [
-      { id: 'op_123' },
-      { type: 'invoice.paid' },
-      { created_at: '14/11/2026' },
-      { company_id: 'acme' },
-      { livemode: 'yes' },
-    ]) {
+    for (const patch of [{ id: 'op_123' }, { type: 'invoice.paid' }, { created_at: '14/11/2026' }, { company_id: 'acme' }, { livemode: 'yes' }]) {
       expect(EventEnvelope.safeParse({ ...base, ...patch }).success).toBe(false);
     }
   });
@@ -121,15 +107,11 @@ describe('envelope', () => {
 
 describe('static types', () => {
   it('narrow data.object by event type', () => {
-    const booked = eventEnvelopeSchemaFor('salary_run.booked').parse(
-      envelopeFor('salary_run.booked', EVENT_CATALOG['salary_run.booked'].example),
-    );
+    const booked = eventEnvelopeSchemaFor('salary_run.booked').parse(envelopeFor('salary_run.booked', EVENT_CATALOG['salary_run.booked'].example));
     expectTypeOf(booked.type).toEqualTypeOf<'salary_run.booked'>();
     expectTypeOf(booked.data.object.gross).toEqualTypeOf<number>();
 
-    const any: EventEnvelope = EventEnvelope.parse(
-      envelopeFor('agi.submitted', EVENT_CATALOG['agi.submitted'].example),
-    );
+    const any: EventEnvelope = EventEnvelope.parse(envelopeFor('agi.submitted', EVENT_CATALOG['agi.submitted'].example));
     if (any.type === 'agi.submitted') {
       expectTypeOf(any.data.object.submitted_at).toEqualTypeOf<string | null>();
       expect(any.data.object.status).toBe('submitted');

@@ -23,14 +23,24 @@ const declaration: ExpandDeclaration = {
     notes: { field: 'notes', scope: 'events:read', load: async (_ctx, items) => new Map(items.map((item) => [item.id, [`note on ${item.id}`]])) },
   },
 };
-const data = { items: [{ id: 'a', kind: 'plain' }, { id: 'b', kind: 'secret' }, { id: 'c', kind: 'plain' }] };
+const data = {
+  items: [
+    { id: 'a', kind: 'plain' },
+    { id: 'b', kind: 'secret' },
+    { id: 'c', kind: 'plain' },
+  ],
+};
 const as = (scopes: Scope[]): OperationContext => ({ actor: { scopes } as unknown as Principal }) as OperationContext;
 
 describe('applyExpansions', () => {
   it('adds each field where it may, and names per expansion what it left out and why', async () => {
     const result = await applyExpansions(as([]), { expand: declaration }, data, ['notes', 'owner']);
     expect(result.data).toEqual({
-      items: [{ id: 'a', kind: 'plain', owner: 'Ada' }, { id: 'b', kind: 'secret' }, { id: 'c', kind: 'plain' }],
+      items: [
+        { id: 'a', kind: 'plain', owner: 'Ada' },
+        { id: 'b', kind: 'secret' },
+        { id: 'c', kind: 'plain' },
+      ],
     });
     // In declared order: owner (b needs payroll:read, c's owner is gone), then notes (no scope at all).
     expect(result.partial).toEqual([
@@ -80,7 +90,9 @@ describe('expand declarations', () => {
   });
 
   it('refuses at load an expansion whose field the item schema does not declare as optional', () => {
-    expect(() => buildRegistry([operation(z.object({ items: z.array(Item.omit({ notes: true })) }))])).toThrow(/adds notes, which the item schema does not declare/);
+    expect(() => buildRegistry([operation(z.object({ items: z.array(Item.omit({ notes: true })) }))])).toThrow(
+      /adds notes, which the item schema does not declare/,
+    );
     expect(() => buildRegistry([operation(z.object({ items: z.array(Item.extend({ owner: z.string() })) }))])).toThrow(/owner must be optional/);
   });
 });

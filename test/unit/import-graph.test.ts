@@ -43,8 +43,16 @@ describe('import graph', () => {
 
   it('registry/ imports no surface, and domain/ nothing above it', () => {
     const offending = [
-      ...sources('registry').flatMap((file) => importedLayers(file).filter(({ layer }) => [...SURFACES, ...ENTRY].includes(layer)).map(({ spec }) => `${file} → ${spec}`)),
-      ...sources('domain').flatMap((file) => importedLayers(file).filter(({ layer }) => ABOVE_DOMAIN.includes(layer)).map(({ spec }) => `${file} → ${spec}`)),
+      ...sources('registry').flatMap((file) =>
+        importedLayers(file)
+          .filter(({ layer }) => [...SURFACES, ...ENTRY].includes(layer))
+          .map(({ spec }) => `${file} → ${spec}`),
+      ),
+      ...sources('domain').flatMap((file) =>
+        importedLayers(file)
+          .filter(({ layer }) => ABOVE_DOMAIN.includes(layer))
+          .map(({ spec }) => `${file} → ${spec}`),
+      ),
     ];
     expect(offending).toEqual([]);
   });

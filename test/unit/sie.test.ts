@@ -11,14 +11,21 @@ describe('SIE fields', () => {
   it('writes öre as SIE amounts and reads them back exactly', () => {
     expect([sieAmount(0), sieAmount(5), sieAmount(-50), sieAmount(123_456), sieAmount(-100n)]).toEqual(['0.00', '0.05', '-0.50', '1234.56', '-1.00']);
     expect([parseSieAmount('1234.5'), parseSieAmount('-10'), parseSieAmount('0.05'), parseSieAmount('12,50'), parseSieAmount('1.234')]).toEqual([
-      123_450, -1_000, 5, null, null,
+      123_450,
+      -1_000,
+      5,
+      null,
+      null,
     ]);
     fc.assert(fc.property(fc.integer({ min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }), (ore) => parseSieAmount(sieAmount(ore)) === ore));
   });
 
   it('reads only real calendar dates', () => {
     expect([parseSieDate('20260228'), parseSieDate('20240229'), parseSieDate('20260230'), parseSieDate('2026-02-01')]).toEqual([
-      '2026-02-28', '2024-02-29', null, null,
+      '2026-02-28',
+      '2024-02-29',
+      null,
+      null,
     ]);
   });
 
@@ -187,12 +194,22 @@ describe('readSieImport (the checks an import makes before touching the books)',
   });
 
   it('names the line of the first problem: a bad amount, a date outside #RAR 0, a lone row, a bad account or series', () => {
-    expect(refusal('#VER A 1 20260105 "x"', '{', '#TRANS 1930 {} 1.005', '#TRANS 3041 {} -1.00', '}')).toMatch(/^Line 9: #TRANS: the amount must look like -1234\.50 \(a point, at most two decimals\)/);
-    expect(refusal('#VER A 1 20270105 "x"', '{', '#TRANS 1930 {} 1.00', '#TRANS 3041 {} -1.00', '}')).toMatch(/^Line 7: #VER A 1 is dated 2027-01-05, outside the fiscal year/);
+    expect(refusal('#VER A 1 20260105 "x"', '{', '#TRANS 1930 {} 1.005', '#TRANS 3041 {} -1.00', '}')).toMatch(
+      /^Line 9: #TRANS: the amount must look like -1234\.50 \(a point, at most two decimals\)/,
+    );
+    expect(refusal('#VER A 1 20270105 "x"', '{', '#TRANS 1930 {} 1.00', '#TRANS 3041 {} -1.00', '}')).toMatch(
+      /^Line 7: #VER A 1 is dated 2027-01-05, outside the fiscal year/,
+    );
     expect(refusal('#VER A 1 20260105 "x"', '{', '#TRANS 1930 {} 0.00', '}')).toMatch(/^Line 7: #VER A 1 needs at least two #TRANS rows/);
-    expect(refusal('#VER A 1 20260105 "x"', '{', '#TRANS 19300 {} 1.00', '#TRANS 3041 {} -1.00', '}')).toMatch(/^Line 9: #TRANS: account 19300 is not a four-digit BAS account/);
-    expect(refusal('#VER 1 1 20260105 "x"', '{', '#TRANS 1930 {} 1.00', '#TRANS 3041 {} -1.00', '}')).toMatch(/^Line 7: #VER 1 1: the series must be 1-4 letters/);
-    expect(refusal('#VER A 1 20260105 "x"', '{', '#TRANS 1930 {} 1.00', '#TRANS 3041 {} -2.00', '}', 'garbage')).toMatch(/^Line 7: #VER A 1 does not balance.* \(and 1 more problem after it\)$/);
+    expect(refusal('#VER A 1 20260105 "x"', '{', '#TRANS 19300 {} 1.00', '#TRANS 3041 {} -1.00', '}')).toMatch(
+      /^Line 9: #TRANS: account 19300 is not a four-digit BAS account/,
+    );
+    expect(refusal('#VER 1 1 20260105 "x"', '{', '#TRANS 1930 {} 1.00', '#TRANS 3041 {} -1.00', '}')).toMatch(
+      /^Line 7: #VER 1 1: the series must be 1-4 letters/,
+    );
+    expect(refusal('#VER A 1 20260105 "x"', '{', '#TRANS 1930 {} 1.00', '#TRANS 3041 {} -2.00', '}', 'garbage')).toMatch(
+      /^Line 7: #VER A 1 does not balance.* \(and 1 more problem after it\)$/,
+    );
   });
 
   it('reads PC8, and UTF-8 when the bytes say so; refuses what is not SIE at its first line', () => {
@@ -203,6 +220,8 @@ describe('readSieImport (the checks an import makes before touching the books)',
     expect(() => checkLooksLikeSie(Buffer.from('\n\n%PDF-1.4\n'))).toThrow(/^Line 3: This is not an SIE file/);
     expect(() => checkLooksLikeSie(Buffer.from('#FLAGGA 0\r\n'))).not.toThrow();
     expect(() => read()).not.toThrow();
-    expect(() => readSieImport(Buffer.from(encodeSie(file('#FLAGGA 0', '#SIETYP 2', '#RAR 0 20260101 20261231'))))).toThrow(/^Line 2: #SIETYP 2: importSie reads SIE type 4 files/);
+    expect(() => readSieImport(Buffer.from(encodeSie(file('#FLAGGA 0', '#SIETYP 2', '#RAR 0 20260101 20261231'))))).toThrow(
+      /^Line 2: #SIETYP 2: importSie reads SIE type 4 files/,
+    );
   });
 });

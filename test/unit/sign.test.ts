@@ -1,11 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_TOLERANCE_SECONDS,
-  SIGNATURE_HEADER,
-  signPayload,
-  verifySignature,
-} from '../../dispatcher/sign.ts';
+import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, signPayload, verifySignature } from '../../dispatcher/sign.ts';
 
 const SECRET = 'whsec_test_secret_ü'; // non-ASCII on purpose: key must be the UTF-8 bytes
 const BODY = '{"id":"evt_1","type":"invoice.paid","amount":"12.50"}';

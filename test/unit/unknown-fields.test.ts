@@ -11,7 +11,9 @@ describe('unknown names', () => {
       date: z.string(),
       lines: z.array(Line).min(1),
       meta: z.record(z.string(), z.string()).optional(),
-      attachment: z.discriminatedUnion('kind', [z.object({ kind: z.literal('url'), url: z.string() }), z.object({ kind: z.literal('id'), id: z.string() })]).optional(),
+      attachment: z
+        .discriminatedUnion('kind', [z.object({ kind: z.literal('url'), url: z.string() }), z.object({ kind: z.literal('id'), id: z.string() })])
+        .optional(),
       extra: z.looseObject({ known: z.string().optional() }).optional(),
     })
     .refine(() => true)
@@ -22,7 +24,10 @@ describe('unknown names', () => {
       Entry,
       {
         date: '2026-01-01',
-        lines: [{ account: 1930, amount: 100 }, { account: 3001, amount: -100, memmo: 'typo' }],
+        lines: [
+          { account: 1930, amount: 100 },
+          { account: 3001, amount: -100, memmo: 'typo' },
+        ],
         attachment: { kind: 'url', url: 'https://x', id: 'no' },
         meta: { anything: 'goes' },
         extra: { free: 'form' },
@@ -46,11 +51,7 @@ describe('unknown names', () => {
 
 describe('text the database cannot store', () => {
   it('names every string or key holding a NUL, at any depth', () => {
-    expect(findUnstorableText({ a: 'ok', b: ['x', 'y\u0000'], c: { 'k\u0000': 1, d: '\u0000' } }, 'body')).toEqual([
-      'body.b.1',
-      'body.c.k\\u0000',
-      'body.c.d',
-    ]);
+    expect(findUnstorableText({ a: 'ok', b: ['x', 'y\u0000'], c: { 'k\u0000': 1, d: '\u0000' } }, 'body')).toEqual(['body.b.1', 'body.c.k\\u0000', 'body.c.d']);
     expect(findUnstorableText({ a: 'tab\tand newline\n are fine' }, 'body')).toEqual([]);
   });
 });

@@ -3,12 +3,7 @@
 // and IP literals below are only classified, never connected to.
 
 import { describe, expect, it, vi } from 'vitest';
-import {
-  checkWebhookUrl,
-  classifyAddress,
-  isAddressInCidrs,
-  parseCidrList,
-} from '../../domain/webhooks/url-safety.ts';
+import { checkWebhookUrl, classifyAddress, isAddressInCidrs, parseCidrList } from '../../domain/webhooks/url-safety.ts';
 
 interface Row {
   url: string;
@@ -171,40 +166,37 @@ describe('checkWebhookUrl', () => {
     expect(rows.length).toBeGreaterThanOrEqual(70);
   });
 
-  it.each(rows.map((row) => [row.url + (row.allow ? ` allow=${row.allow.join(',')}` : ''), row] as const))(
-    '%s',
-    async (_label, row) => {
-      const resolver = vi.fn(async (_hostname: string): Promise<string[]> => {
-        if (row.dns === undefined) throw new Error('resolver must not be called for this row');
-        if (row.dns === 'throw') throw new Error('getaddrinfo ENOTFOUND');
-        return row.dns;
-      });
-      const result = await checkWebhookUrl(row.url, { resolver, allowedPrivateCidrs: row.allow ?? [] });
+  it.each(rows.map((row) => [row.url + (row.allow ? ` allow=${row.allow.join(',')}` : ''), row] as const))('%s', async (_label, row) => {
+    const resolver = vi.fn(async (_hostname: string): Promise<string[]> => {
+      if (row.dns === undefined) throw new Error('resolver must not be called for this row');
+      if (row.dns === 'throw') throw new Error('getaddrinfo ENOTFOUND');
+      return row.dns;
+    });
+    const result = await checkWebhookUrl(row.url, { resolver, allowedPrivateCidrs: row.allow ?? [] });
 
-      if (row.expect === 'ok') {
-        if (!result.ok) expect.fail(`expected ok, got ${result.unsafeClass}: ${result.message}`);
-        if (row.host !== undefined) expect(result.hostname).toBe(row.host);
-        expect(result.port).toBe(row.port ?? (result.url.port === '' ? 443 : Number(result.url.port)));
-        expect(result.addresses.length).toBeGreaterThan(0);
-        for (const a of result.addresses) {
-          // Every returned address is safe or explicitly allowed.
-          expect(classifyAddress(a) === null || isAddressInCidrs(a, row.allow ?? [])).toBe(true);
-        }
-      } else {
-        if (result.ok) expect.fail(`expected ${row.expect}, got ok (${result.addresses.join(', ')})`);
-        expect(result.unsafeClass).toBe(row.expect);
-        expect(result.message).toMatch(/^webhook_url /);
+    if (row.expect === 'ok') {
+      if (!result.ok) expect.fail(`expected ok, got ${result.unsafeClass}: ${result.message}`);
+      if (row.host !== undefined) expect(result.hostname).toBe(row.host);
+      expect(result.port).toBe(row.port ?? (result.url.port === '' ? 443 : Number(result.url.port)));
+      expect(result.addresses.length).toBeGreaterThan(0);
+      for (const a of result.addresses) {
+        // Every returned address is safe or explicitly allowed.
+        expect(classifyAddress(a) === null || isAddressInCidrs(a, row.allow ?? [])).toBe(true);
       }
+    } else {
+      if (result.ok) expect.fail(`expected ${row.expect}, got ok (${result.addresses.join(', ')})`);
+      expect(result.unsafeClass).toBe(row.expect);
+      expect(result.message).toMatch(/^webhook_url /);
+    }
 
-      // The resolver is asked exactly once for a name, and never for an IP literal or a rejected URL.
-      if (row.dns === undefined) {
-        expect(resolver).not.toHaveBeenCalled();
-      } else {
-        expect(resolver).toHaveBeenCalledTimes(1);
-        if (row.host !== undefined) expect(resolver).toHaveBeenCalledWith(row.host);
-      }
-    },
-  );
+    // The resolver is asked exactly once for a name, and never for an IP literal or a rejected URL.
+    if (row.dns === undefined) {
+      expect(resolver).not.toHaveBeenCalled();
+    } else {
+      expect(resolver).toHaveBeenCalledTimes(1);
+      if (row.host !== undefined) expect(resolver).toHaveBeenCalledWith(row.host);
+    }
+  });
 
   it('returns every resolved address for the dispatcher to connect to', async () => {
     const resolver = vi.fn(async () => [PUBLIC4, PUBLIC6]);
@@ -219,8 +211,7 @@ describe('checkWebhookUrl', () => {
     expect(result).toEqual({
       ok: false,
       unsafeClass: 'loopback',
-      message:
-        'webhook_url resolves to a loopback address (127.0.0.1, rule: 127.0.0.0/8); deliveries only go to public https endpoints',
+      message: 'webhook_url resolves to a loopback address (127.0.0.1, rule: 127.0.0.0/8); deliveries only go to public https endpoints',
       rule: '127.0.0.0/8 (loopback)',
       address: '127.0.0.1',
       allowable: true,

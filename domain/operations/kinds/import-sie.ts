@@ -2,15 +2,7 @@ import { z } from 'zod';
 import type { OperationContext } from '../../kernel/context.ts';
 import { requireScope, withTransaction } from '../../kernel/context.ts';
 import { DomainError } from '../../kernel/errors.ts';
-import {
-  checkLooksLikeSie,
-  importSieBatch,
-  planSieImport,
-  prepareSieImport,
-  readSieImport,
-  sieImportSummary,
-  SIE_IMPORT_BATCH,
-} from '../../sie/import.ts';
+import { checkLooksLikeSie, importSieBatch, planSieImport, prepareSieImport, readSieImport, sieImportSummary, SIE_IMPORT_BATCH } from '../../sie/import.ts';
 import type { Operation } from '../schemas.ts';
 import { enqueueOperation } from '../store.ts';
 import type { Job } from '../runner.ts';
@@ -34,10 +26,12 @@ type Checkpoint = NonNullable<z.infer<typeof Checkpoint>>;
 export async function startSieImport(ctx: OperationContext, companyId: string, file: { filename: string | null; bytes: Buffer }): Promise<Operation> {
   requireScope(ctx, 'companies:write');
   checkLooksLikeSie(file.bytes);
-  const preview = ctx.dryRun ? await withTransaction(ctx, async (tx) => {
-    const read = readSieImport(file.bytes);
-    return sieImportSummary(read, await planSieImport(tx, companyId, read));
-  }) : null;
+  const preview = ctx.dryRun
+    ? await withTransaction(ctx, async (tx) => {
+        const read = readSieImport(file.bytes);
+        return sieImportSummary(read, await planSieImport(tx, companyId, read));
+      })
+    : null;
   // The client's file name is kept for the record only (display), without control characters.
   const filename = file.filename?.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255) ?? null;
   const operation = await enqueueOperation(ctx, companyId, 'sie_import', { filename, bytes: file.bytes.length }, file.bytes);

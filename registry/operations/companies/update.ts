@@ -9,7 +9,7 @@ export const updateCompany = defineOperation({
   method: 'PATCH',
   path: '/companies/{companyId}',
   summary: 'Update a company',
-  description: 'Changes a company\'s display name or legal form. Send only the fields to change; an empty body is rejected.',
+  description: "Changes a company's display name or legal form. Send only the fields to change; an empty body is rejected.",
   auth: { scope: 'companies:write' },
   risk: 'L1',
   idempotent: true,

@@ -11,7 +11,7 @@ export const listAccounts = defineOperation({
   method: 'GET',
   path: '/companies/{companyId}/accounts',
   summary: 'List the chart of accounts',
-  description: 'The company\'s BAS chart of accounts in number order, filtered by number range, type or active. Accounts are addressed by number.',
+  description: "The company's BAS chart of accounts in number order, filtered by number range, type or active. Accounts are addressed by number.",
   auth: { scope: 'companies:read' },
   ...READ_ONLY,
   errors: [],

@@ -14,7 +14,7 @@ export const closeFiscalYear = defineOperation({
   path: '/companies/{companyId}/fiscal-years/{fiscalYearId}/close',
   summary: 'Close a fiscal year',
   description:
-    'Starts an operation (202; poll getOperation) that books the year\'s result from 8999 to 2099, marks the year closed and opens the next. Every period must be locked. A dry run shows what it would book.',
+    "Starts an operation (202; poll getOperation) that books the year's result from 8999 to 2099, marks the year closed and opens the next. Every period must be locked. A dry run shows what it would book.",
   auth: { scope: 'compliance:write', also: ['operations:write'] },
   risk: 'L3',
   idempotent: false,

@@ -13,7 +13,7 @@ export const listFiscalYears = defineOperation({
   method: 'GET',
   path: '/companies/{companyId}/fiscal-years',
   summary: 'List fiscal years',
-  description: 'The company\'s fiscal years in date order, open or closed.',
+  description: "The company's fiscal years in date order, open or closed.",
   auth: { scope: 'companies:read' },
   ...READ_ONLY,
   input: { params: CompanyParams },

@@ -1,12 +1,7 @@
 import { z } from 'zod';
 import { CompanyId } from '../../../domain/companies/schemas.ts';
 import { Operation, OperationListQuery } from '../../../domain/operations/schemas.ts';
-import {
-  cancelOperation as cancel,
-  deleteOperation as remove,
-  getOperation as get,
-  listOperations as list,
-} from '../../../domain/operations/store.ts';
+import { cancelOperation as cancel, deleteOperation as remove, getOperation as get, listOperations as list } from '../../../domain/operations/store.ts';
 import { OPERATION_ID, operationExample, queuedOperationExample } from '../../../domain/operations/examples.ts';
 import { COMPANY_ID } from '../../../domain/ledger/examples.ts';
 import { PaginationQuery } from '../../../domain/kernel/pagination.ts';

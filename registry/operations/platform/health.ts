@@ -8,7 +8,7 @@ export const getHealth = defineOperation({
   path: '/health',
   summary: 'Check service health',
   description:
-    'Reports whether the API and its database answer, the webhook delivery backlog (how many are due, the oldest one\'s wait) ' +
+    "Reports whether the API and its database answer, the webhook delivery backlog (how many are due, the oldest one's wait) " +
     'and whether this process runs a delivery loop. Public; needs no API key.',
   auth: { public: true },
   ...READ_ONLY,

@@ -12,7 +12,7 @@ export const getGeneralLedger = defineOperation({
   path: '/companies/{companyId}/reports/general-ledger',
   summary: 'Get the general ledger (huvudbok)',
   description:
-    'Every committed line of the period by account, then date and voucher, with the account\'s running balance (starting from its opening balance). ' +
+    "Every committed line of the period by account, then date and voucher, with the account's running balance (starting from its opening balance). " +
     'Filter by account or account_from/account_to; dates as for the other reports (from/to or fiscal_year_id). Cursor-paginated. ' +
     'Send Accept: application/pdf for the whole ledger of the filter as one PDF (cursor and limit then do not apply).',
   auth: { scope: 'companies:read' },

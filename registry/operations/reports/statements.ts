@@ -9,12 +9,7 @@ import {
   incomeStatementPdf,
   trialBalancePdf,
 } from '../../../domain/reports/reports.ts';
-import {
-  accountBalancesExample,
-  balanceSheetExample,
-  incomeStatementExample,
-  trialBalanceExample,
-} from '../../../domain/reports/examples.ts';
+import { accountBalancesExample, balanceSheetExample, incomeStatementExample, trialBalanceExample } from '../../../domain/reports/examples.ts';
 import { COMPANY_ID } from '../../../domain/ledger/examples.ts';
 import { defineOperation, READ_ONLY } from '../../define-operation.ts';
 import { CompanyParams } from '../ledger/params.ts';

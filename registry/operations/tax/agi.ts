@@ -52,7 +52,7 @@ export const generateAgi = defineOperation({
   path: '/companies/{companyId}/agis',
   summary: 'Generate an employer declaration',
   description:
-    'Builds the month\'s AGI from its booked salary runs. Replaces an unsubmitted one; after submission it creates a linked correction version. Emits agi.generated.',
+    "Builds the month's AGI from its booked salary runs. Replaces an unsubmitted one; after submission it creates a linked correction version. Emits agi.generated.",
   auth: { scope: 'payroll:read', also: ['compliance:write'] },
   risk: 'L2',
   idempotent: true,

@@ -9,7 +9,7 @@ export const expirePreviousWebhookSecret = defineOperation({
   group: 'webhooks',
   method: 'POST',
   path: '/companies/{companyId}/webhooks/{id}/expire-previous-secret',
-  summary: 'End a secret rotation\'s overlap now',
+  summary: "End a secret rotation's overlap now",
   description:
     'Erases the previous signing secret of a rotation before its overlap ends: from now on deliveries are signed with the current secret only. ' +
     'Answers the webhook; without an overlap in progress it changes nothing.',

@@ -15,9 +15,9 @@ export const listWebhookDeliveries = defineOperation({
   group: 'webhooks',
   method: 'GET',
   path: '/companies/{companyId}/webhooks/{id}/deliveries',
-  summary: 'List a webhook\'s deliveries',
+  summary: "List a webhook's deliveries",
   description:
-    'Lists one webhook\'s deliveries, newest first, with status, attempt count and the receiver\'s last response; ' +
+    "Lists one webhook's deliveries, newest first, with status, attempt count and the receiver's last response; " +
     'filter by status and a created_gte/created_lt window; expand adds the webhook, the event or every attempt. Paginated by cursor (pass next_cursor back as cursor).',
   auth: { scope: 'webhooks:manage' },
   ...READ_ONLY,

@@ -11,7 +11,7 @@ export const listWebhooks = defineOperation({
   method: 'GET',
   path: '/companies/{companyId}/webhooks',
   summary: 'List webhooks',
-  description: 'Lists a company\'s webhook subscriptions (at most 50, so no pagination). Secrets are never included.',
+  description: "Lists a company's webhook subscriptions (at most 50, so no pagination). Secrets are never included.",
   auth: { scope: 'webhooks:manage' },
   ...READ_ONLY,
   errors: [],

@@ -24,9 +24,9 @@ export const recoverWebhookDeliveries = defineOperation({
   group: 'webhooks',
   method: 'POST',
   path: '/companies/{companyId}/webhooks/{id}/recover',
-  summary: 'Re-send a webhook\'s failed deliveries',
+  summary: "Re-send a webhook's failed deliveries",
   description:
-    'Starts an operation (202; poll getOperation) that re-enqueues, as fresh deliveries, this webhook\'s dead (or failed) deliveries created in a time window — after an outage of the receiver.',
+    "Starts an operation (202; poll getOperation) that re-enqueues, as fresh deliveries, this webhook's dead (or failed) deliveries created in a time window — after an outage of the receiver.",
   auth: { scope: 'webhooks:manage', also: ['operations:write'] },
   risk: 'L2',
   idempotent: false,

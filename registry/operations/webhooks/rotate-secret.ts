@@ -9,7 +9,7 @@ export const rotateWebhookSecret = defineOperation({
   group: 'webhooks',
   method: 'POST',
   path: '/companies/{companyId}/webhooks/{id}/rotate-secret',
-  summary: 'Rotate a webhook\'s signing secret',
+  summary: "Rotate a webhook's signing secret",
   description:
     'Replaces the signing secret without downtime. The response holds the new secret, shown only this once. ' +
     'For overlap_seconds (default 24 h, at most 7 days) every delivery carries a signature by the new and by the previous secret, ' +

@@ -28,7 +28,13 @@ export const updateWebhook = defineOperation({
   examples: {
     params: { companyId: COMPANY_ID, id: WEBHOOK_ID },
     body: { active: false },
-    response: { ...webhookExample, active: false, disabled_at: '2026-11-21T11:00:00.000Z', disabled_reason: 'manually_disabled', updated_at: '2026-11-21T11:00:00.000Z' },
+    response: {
+      ...webhookExample,
+      active: false,
+      disabled_at: '2026-11-21T11:00:00.000Z',
+      disabled_reason: 'manually_disabled',
+      updated_at: '2026-11-21T11:00:00.000Z',
+    },
   },
   surfaces: ['api', 'mcp', 'cli'],
   prepare: (ctx, { params, body }) => prepareUpdateWebhook(ctx, params.companyId, params.id, body),

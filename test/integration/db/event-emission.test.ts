@@ -84,9 +84,7 @@ describe.each(DB_TARGETS)('emitEvent (%s)', (target) => {
     const { org_number: _omitted, ...incomplete } = await companyObject(companyId);
 
     await expect(emitEvent(context(), companyId, 'company.updated', incomplete, null)).rejects.toThrow();
-    await expect(
-      emitEvent(context(), companyId, 'company.updated', { ...incomplete, org_number: '556000-0000', livemode: 'yes' }, null),
-    ).rejects.toThrow();
+    await expect(emitEvent(context(), companyId, 'company.updated', { ...incomplete, org_number: '556000-0000', livemode: 'yes' }, null)).rejects.toThrow();
     expect(await written(companyId)).toEqual({ events: 0, deliveries: 0 });
   });
 
@@ -111,8 +109,7 @@ describe.each(DB_TARGETS)('emitEvent (%s)', (target) => {
       emitted = await emitEvent(context(), companyId, 'company.updated', object, { name: 'Old name AB' });
     });
 
-    const deliveries = () =>
-      t.services.database.prisma.webhookDelivery.findMany({ where: { eventId: emitted.eventId }, orderBy: { webhookId: 'asc' } });
+    const deliveries = () => t.services.database.prisma.webhookDelivery.findMany({ where: { eventId: emitted.eventId }, orderBy: { webhookId: 'asc' } });
 
     it('creates exactly one event', async () => {
       const events = await t.services.database.prisma.event.findMany({ where: { companyId } });

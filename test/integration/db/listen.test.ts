@@ -28,13 +28,12 @@ describe.skipIf(!POSTGRES_AVAILABLE)('LISTEN sessions the server ends (PostgreSQ
   /** The backends of this test's database LISTENing on the channel. */
   const listenerPids = async (channel: string): Promise<number[]> =>
     (
-      await t.services.database.sql.query<{ pid: number }>(
-        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = $1 ORDER BY pid`,
-        [`LISTEN ${channel}`],
-      )
+      await t.services.database.sql.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = $1 ORDER BY pid`, [
+        `LISTEN ${channel}`,
+      ])
     ).map((row) => row.pid);
   const terminate = (pids: readonly number[]) => t.services.database.sql.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
-  const notify = (channel: string) => t.services.database.sql.query('SELECT pg_notify($1, \'\')', [channel]);
+  const notify = (channel: string) => t.services.database.sql.query("SELECT pg_notify($1, '')", [channel]);
 
   it('keepListening sets its LISTEN up again on a new session, calls back once to catch up, and hears notifications again', async () => {
     const channel = 'listen_test';

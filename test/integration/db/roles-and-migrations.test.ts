@@ -38,13 +38,11 @@ describe.each(DB_TARGETS)('least-privilege identity and migrations (%s)', (targe
 
   it('lets api_anon resolve a key digest only through the attribution function', async () => {
     const key = await t.services.database.prisma.apiKey.findFirstOrThrow();
-    const rows = await t.services.database.asAnon((db) =>
-      db.$queryRaw<{ api_key_id: string }[]>`SELECT api_key_id FROM resolve_api_key_attribution(${key.keyHash})`,
+    const rows = await t.services.database.asAnon(
+      (db) => db.$queryRaw<{ api_key_id: string }[]>`SELECT api_key_id FROM resolve_api_key_attribution(${key.keyHash})`,
     );
     expect(rows).toEqual([{ api_key_id: key.id }]);
-    const none = await t.services.database.asAnon((db) =>
-      db.$queryRaw<unknown[]>`SELECT * FROM resolve_api_key_attribution(${sha256Hex('nope')})`,
-    );
+    const none = await t.services.database.asAnon((db) => db.$queryRaw<unknown[]>`SELECT * FROM resolve_api_key_attribution(${sha256Hex('nope')})`);
     expect(none).toEqual([]);
   });
 
@@ -59,17 +57,13 @@ describe.each(DB_TARGETS)('least-privilege identity and migrations (%s)', (targe
     const rows = await t.services.database.prisma.$queryRaw<{ migration_name: string; checksum: string }[]>`
       SELECT migration_name, checksum FROM _prisma_migrations ORDER BY migration_name`;
     expect(rows).toEqual(readMigrations().map((m) => ({ migration_name: m.name, checksum: m.checksum })));
-    const again = t.services.database.pglite
-      ? await migratePglite(t.services.database.pglite)
-      : await migratePostgres(t.database!.url);
+    const again = t.services.database.pglite ? await migratePglite(t.services.database.pglite) : await migratePostgres(t.database!.url);
     expect(again).toEqual([]);
   });
 
   it('refuses a migration whose file changed after it was applied', async () => {
     const changed = readMigrations().map((m, i) => (i === 0 ? { ...m, checksum: 'x'.repeat(64) } : m));
-    const run = t.services.database.pglite
-      ? migratePglite(t.services.database.pglite, changed)
-      : migratePostgres(t.database!.url, changed);
+    const run = t.services.database.pglite ? migratePglite(t.services.database.pglite, changed) : migratePostgres(t.database!.url, changed);
     await expect(run).rejects.toThrow(/changed after it was applied/);
   });
 
@@ -92,7 +86,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('api_anon over its own PostgreSQ
     await client.connect();
     try {
       await expect(client.query('SELECT * FROM api_keys')).rejects.toMatchObject({ code: '42501' });
-      await expect(client.query(`INSERT INTO api_keys (user_id, name, prefix, key_hash, mode) VALUES (gen_random_uuid(), 'x', 'x', '${'a'.repeat(64)}', 'test')`)).rejects.toMatchObject({ code: '42501' });
+      await expect(
+        client.query(`INSERT INTO api_keys (user_id, name, prefix, key_hash, mode) VALUES (gen_random_uuid(), 'x', 'x', '${'a'.repeat(64)}', 'test')`),
+      ).rejects.toMatchObject({ code: '42501' });
     } finally {
       await client.end();
     }

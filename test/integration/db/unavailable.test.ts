@@ -15,7 +15,11 @@ import { POSTGRES_AVAILABLE, createTestServices, type TestServices } from '../..
  */
 
 const silent = pino({ level: 'silent' });
-const failure = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => new Error('expected a failure'), (error: unknown) => error);
+const failure = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => new Error('expected a failure'),
+    (error: unknown) => error,
+  );
 
 /** Every way the app reaches the database: the bare driver, a Prisma query, a raw one, a transaction. */
 const everyPath = (db: Database): Promise<unknown>[] => [
@@ -29,7 +33,7 @@ const everyPath = (db: Database): Promise<unknown>[] => [
 ];
 
 describe('a database that cannot be reached', () => {
-  it('refusing connections (nothing listens): every path reads as unavailable, answered as the catalogue\'s 503 with Retry-After', async () => {
+  it("refusing connections (nothing listens): every path reads as unavailable, answered as the catalogue's 503 with Retry-After", async () => {
     const url = 'postgres://postgres@127.0.0.1:1/gone';
     const db = await openDatabase({ databaseUrl: url, anonDatabaseUrl: url, dataDir: 'memory' });
     try {
@@ -61,19 +65,23 @@ describe('a database that cannot be reached', () => {
       await new Promise((resolve) => server.close(resolve));
     });
 
-    it(`gives up after CONNECT_TIMEOUT_MS (${CONNECT_TIMEOUT_MS} ms) on every path, as unavailable, instead of hanging`, async () => {
-      const url = `postgres://postgres@127.0.0.1:${port}/hole`;
-      const db = await openDatabase({ databaseUrl: url, anonDatabaseUrl: url, dataDir: 'memory' });
-      try {
-        const started = Date.now();
-        const errors = await Promise.all(everyPath(db));
-        // The bound under test: generous against a loaded machine, far below "forever".
-        expect(Date.now() - started).toBeLessThan(CONNECT_TIMEOUT_MS * 3);
-        expect(errors.map(isDatabaseUnavailable)).toEqual(errors.map(() => true));
-      } finally {
-        await db.close();
-      }
-    }, CONNECT_TIMEOUT_MS * 6);
+    it(
+      `gives up after CONNECT_TIMEOUT_MS (${CONNECT_TIMEOUT_MS} ms) on every path, as unavailable, instead of hanging`,
+      async () => {
+        const url = `postgres://postgres@127.0.0.1:${port}/hole`;
+        const db = await openDatabase({ databaseUrl: url, anonDatabaseUrl: url, dataDir: 'memory' });
+        try {
+          const started = Date.now();
+          const errors = await Promise.all(everyPath(db));
+          // The bound under test: generous against a loaded machine, far below "forever".
+          expect(Date.now() - started).toBeLessThan(CONNECT_TIMEOUT_MS * 3);
+          expect(errors.map(isDatabaseUnavailable)).toEqual(errors.map(() => true));
+        } finally {
+          await db.close();
+        }
+      },
+      CONNECT_TIMEOUT_MS * 6,
+    );
   });
 });
 

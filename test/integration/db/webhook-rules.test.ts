@@ -25,10 +25,8 @@ describe.each(DB_TARGETS)('webhook database rules (%s)', (target) => {
   });
   afterAll(async () => t?.close());
 
-  const execute = (sql: string, ...values: unknown[]): Promise<number> =>
-    t.services.database.prisma.$executeRawUnsafe(sql, ...values);
-  const query = <T>(sql: string, ...values: unknown[]): Promise<T[]> =>
-    t.services.database.prisma.$queryRawUnsafe<T[]>(sql, ...values);
+  const execute = (sql: string, ...values: unknown[]): Promise<number> => t.services.database.prisma.$executeRawUnsafe(sql, ...values);
+  const query = <T>(sql: string, ...values: unknown[]): Promise<T[]> => t.services.database.prisma.$queryRawUnsafe<T[]>(sql, ...values);
 
   /** The SQLSTATE a statement fails with, or null when it succeeds. */
   async function failure(run: Promise<unknown>): Promise<string | null> {
@@ -51,15 +49,13 @@ describe.each(DB_TARGETS)('webhook database rules (%s)', (target) => {
     return row!.id;
   }
 
-  async function insertDelivery(
-    options: {
-      webhookId: string | null;
-      companyId?: string;
-      status?: Status | string;
-      responseBody?: string | null;
-      updatedAt?: string;
-    },
-  ): Promise<string> {
+  async function insertDelivery(options: {
+    webhookId: string | null;
+    companyId?: string;
+    status?: Status | string;
+    responseBody?: string | null;
+    updatedAt?: string;
+  }): Promise<string> {
     const status = options.status ?? 'pending';
     const [row] = await query<{ id: string }>(
       `INSERT INTO webhook_deliveries
@@ -190,17 +186,13 @@ describe.each(DB_TARGETS)('webhook database rules (%s)', (target) => {
 
     it('refuses moving a non-terminal delivery with a webhook to another company with 23514', async () => {
       const id = await insertDelivery({ webhookId: await insertWebhook() });
-      expect(
-        await failure(execute(`UPDATE webhook_deliveries SET company_id = $2::uuid WHERE id = $1::uuid`, id, otherCompanyId)),
-      ).toBe(CHECK_VIOLATION);
+      expect(await failure(execute(`UPDATE webhook_deliveries SET company_id = $2::uuid WHERE id = $1::uuid`, id, otherCompanyId))).toBe(CHECK_VIOLATION);
     });
 
     it('refuses pointing a delivery at another company’s webhook with 23514', async () => {
       const id = await insertDelivery({ webhookId: await insertWebhook() });
       const foreign = await insertWebhook({ companyId: otherCompanyId });
-      expect(
-        await failure(execute(`UPDATE webhook_deliveries SET webhook_id = $2::uuid WHERE id = $1::uuid`, id, foreign)),
-      ).toBe(CHECK_VIOLATION);
+      expect(await failure(execute(`UPDATE webhook_deliveries SET webhook_id = $2::uuid WHERE id = $1::uuid`, id, foreign))).toBe(CHECK_VIOLATION);
     });
   });
 
@@ -222,9 +214,7 @@ describe.each(DB_TARGETS)('webhook database rules (%s)', (target) => {
         otherCompanyId,
       );
       const id = await insertDelivery({ webhookId: null });
-      expect(await failure(execute(`UPDATE webhook_deliveries SET event_id = $2::uuid WHERE id = $1::uuid`, id, event!.id))).toBe(
-        CHECK_VIOLATION,
-      );
+      expect(await failure(execute(`UPDATE webhook_deliveries SET event_id = $2::uuid WHERE id = $1::uuid`, id, event!.id))).toBe(CHECK_VIOLATION);
     });
   });
 
@@ -234,10 +224,7 @@ describe.each(DB_TARGETS)('webhook database rules (%s)', (target) => {
       ['4096 × "é" (8192 bytes)', 'é'.repeat(4096)],
     ])('accepts %s', async (_label, body) => {
       const id = await insertDelivery({ webhookId: await insertWebhook(), status: 'failed', responseBody: body });
-      const [row] = await query<{ bytes: number }>(
-        `SELECT octet_length(response_body)::int AS bytes FROM webhook_deliveries WHERE id = $1::uuid`,
-        id,
-      );
+      const [row] = await query<{ bytes: number }>(`SELECT octet_length(response_body)::int AS bytes FROM webhook_deliveries WHERE id = $1::uuid`, id);
       expect(row!.bytes).toBe(8192);
     });
 
@@ -246,16 +233,12 @@ describe.each(DB_TARGETS)('webhook database rules (%s)', (target) => {
       ['4096 × "é" plus one ASCII byte (8193 bytes)', `${'é'.repeat(4096)}a`],
       ['4097 × "é" (4097 characters, 8194 bytes)', 'é'.repeat(4097)],
     ])('refuses %s with 23514', async (_label, body) => {
-      expect(await failure(insertDelivery({ webhookId: await insertWebhook(), status: 'failed', responseBody: body }))).toBe(
-        CHECK_VIOLATION,
-      );
+      expect(await failure(insertDelivery({ webhookId: await insertWebhook(), status: 'failed', responseBody: body }))).toBe(CHECK_VIOLATION);
     });
 
     it('refuses growing a non-terminal row’s body past the cap with 23514', async () => {
       const id = await insertDelivery({ webhookId: await insertWebhook(), status: 'failed' });
-      expect(
-        await failure(execute(`UPDATE webhook_deliveries SET response_body = $2 WHERE id = $1::uuid`, id, 'x'.repeat(8193))),
-      ).toBe(CHECK_VIOLATION);
+      expect(await failure(execute(`UPDATE webhook_deliveries SET response_body = $2 WHERE id = $1::uuid`, id, 'x'.repeat(8193)))).toBe(CHECK_VIOLATION);
     });
   });
 
@@ -280,16 +263,12 @@ describe.each(DB_TARGETS)('webhook database rules (%s)', (target) => {
 
     it('refuses changing a webhook’s company_id with 23514', async () => {
       const id = await insertWebhook();
-      expect(await failure(execute(`UPDATE webhooks SET company_id = $2::uuid WHERE id = $1::uuid`, id, otherCompanyId))).toBe(
-        CHECK_VIOLATION,
-      );
+      expect(await failure(execute(`UPDATE webhooks SET company_id = $2::uuid WHERE id = $1::uuid`, id, otherCompanyId))).toBe(CHECK_VIOLATION);
     });
 
     it('refuses changing a webhook’s event_type with 23514', async () => {
       const id = await insertWebhook();
-      expect(await failure(execute(`UPDATE webhooks SET event_type = 'account.created' WHERE id = $1::uuid`, id))).toBe(
-        CHECK_VIOLATION,
-      );
+      expect(await failure(execute(`UPDATE webhooks SET event_type = 'account.created' WHERE id = $1::uuid`, id))).toBe(CHECK_VIOLATION);
     });
 
     it('still lets a webhook’s other fields change', async () => {

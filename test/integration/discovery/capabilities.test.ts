@@ -20,7 +20,7 @@ describe('capability records over HTTP', () => {
   });
   afterAll(async () => t?.close());
 
-  it('lists every operation\'s record in the envelope, publicly, with the wrapped API headers', async () => {
+  it("lists every operation's record in the envelope, publicly, with the wrapped API headers", async () => {
     const response = await call(app, 'GET', '/api/v1/capabilities', { headers: { authorization: 'Bearer junk' } });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-robots-tag')).toBe('noai, noimageai');
@@ -40,7 +40,7 @@ describe('capability records over HTTP', () => {
     }
   });
 
-  it('serves the page every record\'s docsPath names', async () => {
+  it("serves the page every record's docsPath names", async () => {
     for (const op of operations) {
       const record = capabilityRecord(op);
       const page = await call(app, 'GET', record.docsPath);
@@ -53,10 +53,15 @@ describe('capability records over HTTP', () => {
     expect((await call(app, 'GET', '/capabilities/accounting.launch_rocket')).status).toBe(404);
   });
 
-  it('answers an unknown capability with the catalogue\'s 404 and a malformed id with 400', async () => {
+  it("answers an unknown capability with the catalogue's 404 and a malformed id with 400", async () => {
     const unknown = await call(app, 'GET', '/api/v1/capabilities/accounting.launch_rocket');
     expect(unknown.status).toBe(404);
-    expect(unknown.body.error).toMatchObject({ code: 'NOT_FOUND', status: 404, request_id: unknown.headers.get('x-request-id'), recovery_hint: expect.any(String) });
+    expect(unknown.body.error).toMatchObject({
+      code: 'NOT_FOUND',
+      status: 404,
+      request_id: unknown.headers.get('x-request-id'),
+      recovery_hint: expect.any(String),
+    });
     const malformed = await call(app, 'GET', `/api/v1/capabilities/${encodeURIComponent('../../etc')}`);
     expect(malformed.status).toBe(400);
     expect(malformed.body.error.details[0].path).toBe('params.capabilityId');
@@ -103,7 +108,7 @@ describe('capability lookups through the upstream registry', () => {
 
   const lookup = (id: string) => call(app, 'GET', `/api/v1/capabilities/${id}`);
 
-  it('returns the upstream\'s valid record, asking for the canonical id', async () => {
+  it("returns the upstream's valid record, asking for the canonical id", async () => {
     const fresh = { ...listCompaniesRecord, source: 'registry', riskClassification: 'unclassified', ownerContractSha: 'b'.repeat(40) };
     answers.set('accounting.list_companies', json(200, { data: fresh }));
     upstream.paths.length = 0;

@@ -13,7 +13,8 @@ import { groupDocFile } from '../../../discovery/reference-docs.ts';
  * pipeline derives from its traits, and every generated surface reads that one list (errorsOf).
  */
 
-const examplesUnder = (operation: any, status: number): string[] => Object.keys(operation.responses[String(status)]?.content['application/json'].examples ?? {});
+const examplesUnder = (operation: any, status: number): string[] =>
+  Object.keys(operation.responses[String(status)]?.content['application/json'].examples ?? {});
 
 describe('declared errors reach every generated surface', () => {
   let t: TestServices;
@@ -57,10 +58,23 @@ describe('declared errors reach every generated surface', () => {
     expect(conflict).toContain('<code>getWebhook</code>');
   });
 
-  it('derives the pipeline\'s own errors from the traits: auth 401/429, scope 403, tenant path 404, body 413/415, idempotency 400/409/422, database 503', () => {
+  it("derives the pipeline's own errors from the traits: auth 401/429, scope 403, tenant path 404, body 413/415, idempotency 400/409/422, database 503", () => {
     const create = registry.byId('createWebhook')!;
     expect(pipelineErrors(create).sort()).toEqual(
-      ['VALIDATION_ERROR', 'UNAUTHENTICATED', 'RATE_LIMITED', 'INSUFFICIENT_SCOPE', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'IDEMPOTENCY_KEY_REQUIRED', 'IDEMPOTENCY_IN_PROGRESS', 'IDEMPOTENCY_KEY_REUSED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'].sort(),
+      [
+        'VALIDATION_ERROR',
+        'UNAUTHENTICATED',
+        'RATE_LIMITED',
+        'INSUFFICIENT_SCOPE',
+        'NOT_FOUND',
+        'PAYLOAD_TOO_LARGE',
+        'UNSUPPORTED_MEDIA_TYPE',
+        'IDEMPOTENCY_KEY_REQUIRED',
+        'IDEMPOTENCY_IN_PROGRESS',
+        'IDEMPOTENCY_KEY_REUSED',
+        'INTERNAL_ERROR',
+        'SERVICE_UNAVAILABLE',
+      ].sort(),
     );
     const health = registry.byId('getHealth')!;
     expect(pipelineErrors(health)).toEqual(['VALIDATION_ERROR', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);

@@ -40,7 +40,7 @@ const FIXTURES: Record<string, Fixture> = {
   // Only the dispatcher makes a delivery terminal; a retry is refused for live ones.
   // Events come from writes; the feed's example is one catalogue event emitted in the tenant's company.
   listEvents: async (t, params) => {
-    const object = { ...EVENT_CATALOG['journal_entry.committed'].example as object, company_id: params.companyId };
+    const object = { ...(EVENT_CATALOG['journal_entry.committed'].example as object), company_id: params.companyId };
     await emitEvent(systemContext(t.services), params.companyId!, 'journal_entry.committed', object, null);
   },
   retryWebhookDelivery: async (t, params) => {
@@ -92,7 +92,9 @@ FIXTURES.closeFiscalYear = async (t, params) => {
 /** A salary run of its own for each transition, so each example meets a run in the state it needs. */
 async function salaryRun(t: TestServices, params: Record<string, string>, period: string, steps: ('approve' | 'book')[]): Promise<void> {
   const ctx = actingContext(t);
-  const existing = await t.services.database.prisma.salaryRun.findFirst({ where: { companyId: params.companyId!, period: new Date(`${period}-01T00:00:00.000Z`), status: 'draft' } });
+  const existing = await t.services.database.prisma.salaryRun.findFirst({
+    where: { companyId: params.companyId!, period: new Date(`${period}-01T00:00:00.000Z`), status: 'draft' },
+  });
   const run = existing ?? (await createSalaryRun(ctx, params.companyId!, { period }));
   if (steps.includes('approve')) await approveSalaryRun(ctx, params.companyId!, run.id);
   if (steps.includes('book')) await bookSalaryRun(ctx, params.companyId!, run.id);
@@ -147,8 +149,7 @@ const actingContext = (t: TestServices): OperationContext => ({
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Reads before creates before updates before deletes, so nothing is gone or changed too early. */
-const phase = (op: DescribedOperation): number =>
-  op.sideEffects.includes('delete') ? 2 : op.sideEffects.includes('update') ? 1 : 0;
+const phase = (op: DescribedOperation): number => (op.sideEffects.includes('delete') ? 2 : op.sideEffects.includes('update') ? 1 : 0);
 
 describe.each(DB_TARGETS)('documented examples replayed against the app (%s)', (target) => {
   let t: TestServices;

@@ -64,8 +64,38 @@ describe('OpenAPI document validity', () => {
     const { handler: _handler, ...base } = registry.byId('updateCompany')!;
     const params = z.object({ id: z.uuid() });
     const synthetic: DescribedOperation[] = [
-      { ...base, id: 'deleteThing', method: 'DELETE', path: '/things/{id}', input: { params }, output: null, status: 204, sideEffects: ['delete'], examples: {} },
-      { ...base, id: 'downloadThing', method: 'GET', path: '/things/{id}/pdf', input: { params }, output: null, produces: [{ mediaType: 'application/pdf', render: async () => { throw new Error('not rendered here'); } }], status: 200, sideEffects: ['none'], dryRun: false, idempotencyKey: 'none', examples: {} },
+      {
+        ...base,
+        id: 'deleteThing',
+        method: 'DELETE',
+        path: '/things/{id}',
+        input: { params },
+        output: null,
+        status: 204,
+        sideEffects: ['delete'],
+        examples: {},
+      },
+      {
+        ...base,
+        id: 'downloadThing',
+        method: 'GET',
+        path: '/things/{id}/pdf',
+        input: { params },
+        output: null,
+        produces: [
+          {
+            mediaType: 'application/pdf',
+            render: async () => {
+              throw new Error('not rendered here');
+            },
+          },
+        ],
+        status: 200,
+        sideEffects: ['none'],
+        dryRun: false,
+        idempotencyKey: 'none',
+        examples: {},
+      },
       registry.byId('downloadDocument')!,
       registry.byId('uploadDocument')!,
     ];

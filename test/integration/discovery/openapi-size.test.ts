@@ -79,7 +79,20 @@ describe('openapi.json size and content', () => {
 
   it('writes each shared shape once: the named resources are components, and a uuid is spelled out once', () => {
     const document = JSON.parse(served);
-    for (const name of ['Error', 'ResponseMeta', 'PaginationMeta', 'AuditMeta', 'Webhook', 'CreatedWebhook', 'Delivery', 'Event', 'EventType', 'Uuid', 'DateTime', 'JournalEntry']) {
+    for (const name of [
+      'Error',
+      'ResponseMeta',
+      'PaginationMeta',
+      'AuditMeta',
+      'Webhook',
+      'CreatedWebhook',
+      'Delivery',
+      'Event',
+      'EventType',
+      'Uuid',
+      'DateTime',
+      'JournalEntry',
+    ]) {
       expect(document.components.schemas, name).toHaveProperty(name);
     }
     // Outside worked examples (an example may itself be a JSON Schema, e.g. listEventTypes').

@@ -30,7 +30,7 @@ describe('discovery routes', () => {
   });
   afterAll(async () => t?.close());
 
-  it('serves /api/v1/openapi.json past the registry\'s /api/v1 routes, in the assembled app too', async () => {
+  it("serves /api/v1/openapi.json past the registry's /api/v1 routes, in the assembled app too", async () => {
     for (const served of [app, buildApp(t.services)]) {
       const response = await call(served, 'GET', '/api/v1/openapi.json');
       expect(response.status).toBe(200);
@@ -44,7 +44,12 @@ describe('discovery routes', () => {
     const spoof = { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'http', forwarded: 'host=evil.example' };
     const openapi = await call(app, 'GET', '/api/v1/openapi.json', { headers: spoof });
     expect(openapi.body.servers[0].url).toBe(`${BASE}/api/v1`);
-    for (const path of ['/llms.txt', '/.well-known/security.txt', '/.well-known/agent-skills/index.json', '/.well-known/skills/accounting-companies/SKILL.md']) {
+    for (const path of [
+      '/llms.txt',
+      '/.well-known/security.txt',
+      '/.well-known/agent-skills/index.json',
+      '/.well-known/skills/accounting-companies/SKILL.md',
+    ]) {
       const response = await call(app, 'GET', path, { headers: spoof });
       expect(response.status, path).toBe(200);
       expect(response.text, path).not.toContain('evil.example');
@@ -80,7 +85,12 @@ describe('discovery routes', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expectPublicHeaders(response.headers);
-    const fields = Object.fromEntries(response.text.trim().split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]));
+    const fields = Object.fromEntries(
+      response.text
+        .trim()
+        .split('\n')
+        .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
+    );
     expect(fields.Contact).toMatch(/^(mailto:|https:)/);
     const expires = Date.parse(fields.Expires ?? '');
     expect(expires).toBeGreaterThan(Date.now());
@@ -131,7 +141,8 @@ describe('discovery routes', () => {
       const text = await skill(`accounting-${group}`);
       const ops = operations.filter((op) => op.group === group);
       for (const op of ops) expect(text).toContain(`${op.method} /api/v1${op.path}`);
-      for (const code of new Set(ops.flatMap(errorsOf))) expect(text).toContain(`| \`${code}\` | ${ERROR_CATALOG[code].status} | ${ERROR_CATALOG[code].recoveryHint}`);
+      for (const code of new Set(ops.flatMap(errorsOf)))
+        expect(text).toContain(`| \`${code}\` | ${ERROR_CATALOG[code].status} | ${ERROR_CATALOG[code].recoveryHint}`);
       if (!ops.every((op) => 'public' in op.auth)) expect(text).toContain('Authorization: Bearer <API_KEY>');
     }
     expect(await skill('accounting-companies')).toContain('meta.pagination.next_cursor');
@@ -141,7 +152,7 @@ describe('discovery routes', () => {
     expect(webhooks).toContain('Idempotency-Key');
   });
 
-  it('/docs has its own CSP that allows only our scripts and the page\'s hashed bootstrap', async () => {
+  it("/docs has its own CSP that allows only our scripts and the page's hashed bootstrap", async () => {
     const page = await call(app, 'GET', '/docs');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
@@ -179,7 +190,12 @@ describe('discovery routes', () => {
   });
 
   it('answers wrong methods with 405 and Allow: GET', async () => {
-    for (const [method, path] of [['POST', '/api/v1/openapi.json'], ['DELETE', '/llms.txt'], ['PUT', '/.well-known/skills/index.json'], ['POST', '/api/v1/capabilities']] as const) {
+    for (const [method, path] of [
+      ['POST', '/api/v1/openapi.json'],
+      ['DELETE', '/llms.txt'],
+      ['PUT', '/.well-known/skills/index.json'],
+      ['POST', '/api/v1/capabilities'],
+    ] as const) {
       const response = await call(app, method, path);
       expect(response.status, `${method} ${path}`).toBe(405);
       expect(response.headers.get('allow')).toBe('GET');

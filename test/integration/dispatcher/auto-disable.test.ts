@@ -68,7 +68,9 @@ describe.each(DB_TARGETS)('auto-disable on persistent failure (%s)', (target) =>
     const event = EventEnvelope.parse(notices[0]!.payload);
     expect(event).toMatchObject({
       type: 'webhook.disabled',
-      data: { object: { id: hook.id, disabled_reason: 'consecutive_failures', last_error: 'http_500', disabled_at: new Date(start + 5 * DAY_MS).toISOString() } },
+      data: {
+        object: { id: hook.id, disabled_reason: 'consecutive_failures', last_error: 'http_500', disabled_at: new Date(start + 5 * DAY_MS).toISOString() },
+      },
     });
     const stored = await db().event.findUniqueOrThrow({ where: { id: notices[0]!.eventId! } });
     expect(stored.payload).toEqual(notices[0]!.payload);
@@ -145,7 +147,9 @@ describe.each(DB_TARGETS)('auto-disable on persistent failure (%s)', (target) =>
     await drain();
     const notices = await db().webhookDelivery.findMany({ where: { webhookId: watcher.id } });
     expect(notices).toHaveLength(1);
-    expect(notices[0]!.payload).toMatchObject({ data: { object: { id: hook.id, disabled_reason: 'consecutive_failures', last_error: 'attempts_exhausted:http_503' } } });
+    expect(notices[0]!.payload).toMatchObject({
+      data: { object: { id: hook.id, disabled_reason: 'consecutive_failures', last_error: 'attempts_exhausted:http_503' } },
+    });
   });
 
   it('rows dropped on our side (disabled webhook) say nothing about the endpoint', async () => {

@@ -48,7 +48,10 @@ describe.each(DB_TARGETS)('fair claim across companies (%s)', (target) => {
     expect(countBy(claimed, b.companyId)).toBe(10);
     expect(countBy(claimed, a.companyId)).toBe(40);
     // Within a company, oldest first.
-    const times = await db().webhookDelivery.findMany({ where: { id: { in: claimed.map((c) => c.delivery_id) }, companyId: a.companyId }, orderBy: { nextAttemptAt: 'asc' } });
+    const times = await db().webhookDelivery.findMany({
+      where: { id: { in: claimed.map((c) => c.delivery_id) }, companyId: a.companyId },
+      orderBy: { nextAttemptAt: 'asc' },
+    });
     const oldestOfA = await db().webhookDelivery.findMany({ where: { companyId: a.companyId }, orderBy: { nextAttemptAt: 'asc' }, take: 40 });
     expect(times.map((r) => r.id).sort()).toEqual(oldestOfA.map((r) => r.id).sort());
     await reset();

@@ -63,7 +63,9 @@ describe.each(DB_TARGETS)('a dispatcher no row can stall (%s)', (target) => {
     expect(receiver.requests.some((r) => r.url === '/broken')).toBe(false);
     expect(await db().webhookDelivery.count({ where: { status: 'in_flight' } })).toBe(0);
     const [dead] = await deliveriesOf(broken.id);
-    expect(await db().webhookDeliveryAttempt.findMany({ where: { deliveryId: dead!.id } })).toMatchObject([{ outcome: 'dead', errorClass: 'secret_undecryptable' }]);
+    expect(await db().webhookDeliveryAttempt.findMany({ where: { deliveryId: dead!.id } })).toMatchObject([
+      { outcome: 'dead', errorClass: 'secret_undecryptable' },
+    ]);
   });
 
   it('a row whose webhook vanished ends dead (webhook_missing); the rest of its batch is sent', async () => {
@@ -105,7 +107,11 @@ describe.each(DB_TARGETS)('a dispatcher no row can stall (%s)', (target) => {
     try {
       await expect(tick(h.t.services, h.sender)).rejects.toThrow(/events are down/);
       for (const hook of [gone, ok]) expect(await deliveriesOf(hook.id)).toMatchObject([{ status: 'in_flight', attempts: 0 }]);
-      expect(await db().webhookDeliveryAttempt.count({ where: { deliveryId: { in: [...(await deliveriesOf(gone.id)), ...(await deliveriesOf(ok.id))].map((d) => d.id) } } })).toBe(0);
+      expect(
+        await db().webhookDeliveryAttempt.count({
+          where: { deliveryId: { in: [...(await deliveriesOf(gone.id)), ...(await deliveriesOf(ok.id))].map((d) => d.id) } },
+        }),
+      ).toBe(0);
       expect((await db().webhook.findUniqueOrThrow({ where: { id: gone.id } })).disabledAt).toBeNull();
     } finally {
       await db().$executeRawUnsafe('DROP TRIGGER test_refuse_event ON events');
@@ -121,7 +127,7 @@ describe.each(DB_TARGETS)('a dispatcher no row can stall (%s)', (target) => {
     expect(await db().event.count({ where: { type: 'webhook.disabled' } })).toBe(1);
   });
 
-  it('stuck recovery uses the database clock, not the dispatcher\'s', async () => {
+  it("stuck recovery uses the database clock, not the dispatcher's", async () => {
     const hook = await h.createWebhook(receiver.url('/young'));
     await h.touchCompany();
     expect(await claimDeliveries(db(), 50, h.clock.now())).toHaveLength(1); // a worker took it just now
@@ -191,15 +197,29 @@ describe.each(DB_TARGETS)('a delivery loop that cannot start (%s)', (target) => 
         ...h.t.services,
         // PGlite refuses the LISTEN itself; PostgreSQL's LISTEN connection goes to a port nobody serves.
         database: h.t.services.database.pglite
-          ? { ...h.t.services.database, pglite: new Proxy(h.t.services.database.pglite, { get: (target, p) => (p === 'listen' ? () => Promise.reject(new Error('LISTEN refused')) : Reflect.get(target, p)) }) }
+          ? {
+              ...h.t.services.database,
+              pglite: new Proxy(h.t.services.database.pglite, {
+                get: (target, p) => (p === 'listen' ? () => Promise.reject(new Error('LISTEN refused')) : Reflect.get(target, p)),
+              }),
+            }
           : h.t.services.database,
-        config: { ...h.t.services.config, ...(h.t.services.config.DATABASE_URL && { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere', DATABASE_DIRECT_URL: 'postgres://postgres@127.0.0.1:1/nowhere' }) },
+        config: {
+          ...h.t.services.config,
+          ...(h.t.services.config.DATABASE_URL && {
+            DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere',
+            DATABASE_DIRECT_URL: 'postgres://postgres@127.0.0.1:1/nowhere',
+          }),
+        },
       };
       const hook = await h.createWebhook(receiver.url('/polled'));
       const worker = startWorker(refusing, { sender: h.sender, idlePollMs: 20, batchSize: 10, lanes: 1 });
       try {
         await h.touchCompany();
-        await until(async () => (await h.t.services.database.prisma.webhookDelivery.count({ where: { webhookId: hook.id, status: 'delivered' } })) === 1, 'a polled delivery');
+        await until(
+          async () => (await h.t.services.database.prisma.webhookDelivery.count({ where: { webhookId: hook.id, status: 'delivered' } })) === 1,
+          'a polled delivery',
+        );
         await until(() => h.t.logs.lines.some((line) => String(line.msg).startsWith('delivery LISTEN could not start')), 'the LISTEN failure log');
       } finally {
         await worker.stop();
@@ -234,7 +254,11 @@ describe.skipIf(!POSTGRES_AVAILABLE)('a delivery loop whose database is down', (
       await until(() => logs.lines.some((line) => String(line.msg).startsWith('delivery LISTEN could not start')), 'a logged LISTEN failure');
       await worker.stop();
       await worker.done;
-      expect(logs.lines.find((line) => line.msg === 'delivery batch failed; retrying with backoff')).toMatchObject({ level: 50, failures: 1, retry_in_ms: 1000 });
+      expect(logs.lines.find((line) => line.msg === 'delivery batch failed; retrying with backoff')).toMatchObject({
+        level: 50,
+        failures: 1,
+        retry_in_ms: 1000,
+      });
       expect(rejections).toEqual([]);
     } finally {
       process.off('unhandledRejection', onRejection);

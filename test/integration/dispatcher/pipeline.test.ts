@@ -52,12 +52,21 @@ describe.each(DB_TARGETS)('delivery pipeline end to end (%s)', (target) => {
     expect(request.headers['x-service-event-id']).toBe(delivery!.eventId);
     expect(request.headers['x-service-delivery-id']).toBe(delivery!.id);
     const payload = JSON.parse(request.body);
-    expect(payload).toMatchObject({ id: delivery!.eventId, type: 'company.updated', company_id: h.tenant.companyId, data: { previous_attributes: { name: expect.any(String) } } });
+    expect(payload).toMatchObject({
+      id: delivery!.eventId,
+      type: 'company.updated',
+      company_id: h.tenant.companyId,
+      data: { previous_attributes: { name: expect.any(String) } },
+    });
     const verified = verifySignature(request.headers['x-service-signature'] as string, request.body, hook.secret, {
       now: () => Math.floor(h.clock.now().getTime() / 1000),
     });
     expect(verified.ok).toBe(true);
-    expect(verifySignature(request.headers['x-service-signature'] as string, `${request.body} `, hook.secret, { now: () => Math.floor(h.clock.now().getTime() / 1000) }).ok).toBe(false);
+    expect(
+      verifySignature(request.headers['x-service-signature'] as string, `${request.body} `, hook.secret, {
+        now: () => Math.floor(h.clock.now().getTime() / 1000),
+      }).ok,
+    ).toBe(false);
     const attempts = await db().webhookDeliveryAttempt.findMany({ where: { deliveryId: delivery!.id } });
     expect(attempts).toMatchObject([{ attemptNumber: 1, outcome: 'delivered', responseStatus: 200 }]);
     // Nothing left to claim.
@@ -279,7 +288,7 @@ describe.each(DB_TARGETS)('delivery pipeline end to end (%s)', (target) => {
     expect(receiver.requests.length).toBe(seen);
   });
 
-  it('re-checks tenancy: a delivery whose company differs from its webhook\'s ends dead, nothing sent', async () => {
+  it("re-checks tenancy: a delivery whose company differs from its webhook's ends dead, nothing sent", async () => {
     const hook = await h.createWebhook(receiver.url('/tenant'));
     await h.touchCompany();
     const other = await db().company.create({ data: { name: 'Other AB', orgNumber: '556000-1111', entityType: 'aktiebolag' } });
@@ -306,7 +315,10 @@ describe.each(DB_TARGETS)('delivery pipeline end to end (%s)', (target) => {
     // (the injected clock plays no part: the claim stamped updated_at with the database's).
     await db().$transaction(async (tx) => {
       await tx.$executeRawUnsafe('SET LOCAL session_replication_role = replica'); // keep the trigger from restamping updated_at
-      await tx.$executeRawUnsafe(`UPDATE webhook_deliveries SET status = 'in_flight', updated_at = now() - interval '19 seconds' WHERE id = $1::uuid`, young!.id);
+      await tx.$executeRawUnsafe(
+        `UPDATE webhook_deliveries SET status = 'in_flight', updated_at = now() - interval '19 seconds' WHERE id = $1::uuid`,
+        young!.id,
+      );
       await tx.$executeRawUnsafe(`UPDATE webhook_deliveries SET status = 'in_flight', updated_at = now() - interval '21 seconds' WHERE id = $1::uuid`, old!.id);
     });
     const summary = await tick(h.t.services, h.sender);

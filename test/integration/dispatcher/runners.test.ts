@@ -9,7 +9,6 @@ import { CRON_PATH } from '../../../dispatcher/cron-route.ts';
 
 const CRON_SECRET = 'cron-secret-for-tests-0123456789';
 
-
 describe.each(DB_TARGETS)('delivery runners (%s)', (target) => {
   let h: DispatchHarness;
   let receiver: Receiver;

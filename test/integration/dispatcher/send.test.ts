@@ -121,7 +121,11 @@ describe('successful delivery', () => {
 
   it('captures response headers with lower-case names and repeated values joined', async () => {
     const r = await receiver({
-      handler: () => ({ status: 200, headers: { 'X-Request-Id': 'rq_1', 'Set-Cookie': ['a=1', 'b=2'], 'Content-Type': 'application/json' }, body: '{"received":true}' }),
+      handler: () => ({
+        status: 200,
+        headers: { 'X-Request-Id': 'rq_1', 'Set-Cookie': ['a=1', 'b=2'], 'Content-Type': 'application/json' },
+        body: '{"received":true}',
+      }),
     });
     const result = await sender().send(delivery(r.url()));
     expect(result.responseBody).toBe('{"received":true}');
@@ -308,7 +312,9 @@ describe('URL safety at send time', () => {
 
   it('a resolver that never answers is bounded by the timeout', async () => {
     const stuck: Resolver = () => new Promise(() => {});
-    const result = await sender({ timeoutMs: SHORT_TIMEOUT_MS, urlPolicy: { resolver: stuck, allowedPrivateCidrs: LOOPBACK_CIDRS } }).send(delivery('https://localhost:1/'));
+    const result = await sender({ timeoutMs: SHORT_TIMEOUT_MS, urlPolicy: { resolver: stuck, allowedPrivateCidrs: LOOPBACK_CIDRS } }).send(
+      delivery('https://localhost:1/'),
+    );
     expect(result.result).toEqual({ kind: 'timeout' });
   });
 });

@@ -152,7 +152,11 @@ describe.each(DB_TARGETS)('documents through HTTP (%s)', (target) => {
       expect(json.status).toBe(415);
       expect(json.body.error).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', valid_alternatives: ['multipart/form-data'] });
 
-      const malformed = await call(app, 'POST', docs(), { key: tenant.key, body: '--x\r\nnot a part', headers: { 'content-type': 'multipart/form-data; boundary=x' } });
+      const malformed = await call(app, 'POST', docs(), {
+        key: tenant.key,
+        body: '--x\r\nnot a part',
+        headers: { 'content-type': 'multipart/form-data; boundary=x' },
+      });
       expect(malformed.status).toBe(400);
       const noBoundary = await call(app, 'POST', docs(), { key: tenant.key, body: 'x', headers: { 'content-type': 'multipart/form-data; charset=utf-8' } });
       expect(noBoundary.status).toBe(400);
@@ -175,7 +179,12 @@ describe.each(DB_TARGETS)('documents through HTTP (%s)', (target) => {
       const response = await app.request(
         docs(),
         // `duplex` is how fetch sends a streamed body; the DOM types do not list it yet.
-        { method: 'POST', body: upload.stream, duplex: 'half', headers: { authorization: `Bearer ${tenant.key}`, 'content-type': upload.contentType } } as RequestInit,
+        {
+          method: 'POST',
+          body: upload.stream,
+          duplex: 'half',
+          headers: { authorization: `Bearer ${tenant.key}`, 'content-type': upload.contentType },
+        } as RequestInit,
         env as never,
       );
       expect(response.status).toBe(413);
@@ -295,16 +304,21 @@ describe.each(DB_TARGETS)('documents through HTTP (%s)', (target) => {
 
       const refused = await call(app, 'DELETE', docs(`/${document.id}`), { key: tenant.key });
       expect(refused.status).toBe(409);
-      expect(refused.body.error).toMatchObject({ code: 'DOCUMENT_IS_EVIDENCE', details: [{ path: 'journal_entry_ids', message: `Attached to committed entry ${committed.id}.` }] });
+      expect(refused.body.error).toMatchObject({
+        code: 'DOCUMENT_IS_EVIDENCE',
+        details: [{ path: 'journal_entry_ids', message: `Attached to committed entry ${committed.id}.` }],
+      });
       expect((await call(app, 'GET', docs(`/${document.id}`), { key: tenant.key })).body.data.journal_entry_ids).toEqual([committed.id]);
 
       // The database refuses it too, whatever the code does: the delete cascades into the guard.
       const db = t.services.database.prisma;
       await expect(db.$executeRaw`DELETE FROM documents WHERE id = ${document.id}::uuid`).rejects.toSatisfy((e: unknown) => sqlState(e) === '23514');
-      await expect(db.$executeRaw`DELETE FROM document_attachments WHERE document_id = ${document.id}::uuid`).rejects.toSatisfy((e: unknown) => sqlState(e) === '23514');
-      await expect(
-        db.$executeRaw`UPDATE document_attachments SET attached_at = now() WHERE document_id = ${document.id}::uuid`,
-      ).rejects.toSatisfy((e: unknown) => sqlState(e) === '23514');
+      await expect(db.$executeRaw`DELETE FROM document_attachments WHERE document_id = ${document.id}::uuid`).rejects.toSatisfy(
+        (e: unknown) => sqlState(e) === '23514',
+      );
+      await expect(db.$executeRaw`UPDATE document_attachments SET attached_at = now() WHERE document_id = ${document.id}::uuid`).rejects.toSatisfy(
+        (e: unknown) => sqlState(e) === '23514',
+      );
     });
 
     it('deletes a document attached to drafts only, and a deleted draft entry lets go of its documents', async () => {
@@ -386,7 +400,9 @@ describe.each(DB_TARGETS)('documents through HTTP (%s)', (target) => {
       expect(list.status).toBe(404);
       const upload = await uploadFile(app, tenant.key, other.companyId, PNG);
       expect(upload.status).toBe(404);
-      expect((await call(app, 'GET', `/api/v1/companies/${tenant.companyId}/documents?journal_entry_id=${entry.id}`, { key: tenant.key })).body.data.documents).toEqual([]);
+      expect(
+        (await call(app, 'GET', `/api/v1/companies/${tenant.companyId}/documents?journal_entry_id=${entry.id}`, { key: tenant.key })).body.data.documents,
+      ).toEqual([]);
       // Still there for its owner.
       expect((await download(app, other.key, other.companyId, theirs.id)).bytes.equals(PNG)).toBe(true);
     });
@@ -421,11 +437,20 @@ describe.each(DB_TARGETS)('documents through HTTP (%s)', (target) => {
       await mine.createYear('2026-01-01');
       const entry = (await mine.draft('2026-04-01', OFFICE_SUPPLIES)).body.data;
       const document = (await uploadFile(app, fresh.key, fresh.companyId, PDF)).body.data;
-      await call(app, 'POST', `/api/v1/companies/${fresh.companyId}/documents/${document.id}/attachments`, { key: fresh.key, body: { journal_entry_id: entry.id } });
+      await call(app, 'POST', `/api/v1/companies/${fresh.companyId}/documents/${document.id}/attachments`, {
+        key: fresh.key,
+        body: { journal_entry_id: entry.id },
+      });
       // A repeated attach and a detach emit nothing.
-      await call(app, 'POST', `/api/v1/companies/${fresh.companyId}/documents/${document.id}/attachments`, { key: fresh.key, body: { journal_entry_id: entry.id } });
+      await call(app, 'POST', `/api/v1/companies/${fresh.companyId}/documents/${document.id}/attachments`, {
+        key: fresh.key,
+        body: { journal_entry_id: entry.id },
+      });
       await call(app, 'DELETE', `/api/v1/companies/${fresh.companyId}/documents/${document.id}/attachments/${entry.id}`, { key: fresh.key });
-      await call(app, 'POST', `/api/v1/companies/${fresh.companyId}/documents/${document.id}/attachments`, { key: fresh.key, body: { journal_entry_id: entry.id } });
+      await call(app, 'POST', `/api/v1/companies/${fresh.companyId}/documents/${document.id}/attachments`, {
+        key: fresh.key,
+        body: { journal_entry_id: entry.id },
+      });
       expect((await call(app, 'DELETE', `/api/v1/companies/${fresh.companyId}/documents/${document.id}`, { key: fresh.key })).status).toBe(204);
 
       const db = t.services.database.prisma;

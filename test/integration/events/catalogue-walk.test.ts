@@ -51,7 +51,10 @@ describe.each(DB_TARGETS)('the event catalogue, walked through the API (%s)', (t
     await trigger();
     for (const [type, hookId] of hooks) {
       const deliveries = await t.services.database.prisma.webhookDelivery.findMany({ where: { webhookId: hookId } });
-      expect(deliveries.map((d) => [d.eventType, d.status]), type).toEqual([[type, 'pending']]);
+      expect(
+        deliveries.map((d) => [d.eventType, d.status]),
+        type,
+      ).toEqual([[type, 'pending']]);
       const parsed = eventEnvelopeSchemaFor(type).safeParse(deliveries[0]!.payload);
       expect(parsed.success, `${type}: ${parsed.error?.message}`).toBe(true);
       walked.add(type);
@@ -94,7 +97,12 @@ describe.each(DB_TARGETS)('the event catalogue, walked through the API (%s)', (t
     });
 
     // Payroll: a salary run through its states, then the month's employer declaration.
-    await send('POST', '/employees', { name: 'Anna Lindqvist', personal_identity_number: ANNA, employment_start: '2024-03-01', monthly_salary: 4_200_000, tax_rate: 30 }, 201);
+    await send(
+      'POST',
+      '/employees',
+      { name: 'Anna Lindqvist', personal_identity_number: ANNA, employment_start: '2024-03-01', monthly_salary: 4_200_000, tax_rate: 30 },
+      201,
+    );
     let runId = '';
     await expectEach(['salary_run.created'], async () => void (runId = (await send('POST', '/salary-runs', { period: '2026-11' }, 201)).id));
     await expectEach(['salary_run.approved'], async () => void (await send('POST', `/salary-runs/${runId}/approve`, undefined, 200)));
@@ -112,7 +120,10 @@ describe.each(DB_TARGETS)('the event catalogue, walked through the API (%s)', (t
     await expectEach(['period.unlocked'], async () => void (await send('POST', `/periods/${periods[0]!.id}/unlock`, undefined, 200)));
     for (const period of periods) await send('POST', `/periods/${period.id}/lock`, undefined, 200);
     let vatId = '';
-    await expectEach(['vat_return.generated'], async () => void (vatId = (await send('POST', '/vat-returns', { period_start: '2026-01-01', period_end: '2026-03-31' }, 201)).id));
+    await expectEach(
+      ['vat_return.generated'],
+      async () => void (vatId = (await send('POST', '/vat-returns', { period_start: '2026-01-01', period_end: '2026-03-31' }, 201)).id),
+    );
     await expectEach(['vat_return.submitted'], async () => void (await send('POST', `/vat-returns/${vatId}/submit`, undefined, 200)));
 
     // Operations: one cancelled while queued, one failing at run time, one closing the year.

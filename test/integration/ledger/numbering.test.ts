@@ -65,7 +65,7 @@ describe.runIf(POSTGRES_AVAILABLE)('gapless voucher numbers under concurrency (p
   });
 });
 
-describe.each(DB_TARGETS)('ledger tools over MCP give REST\'s data (%s)', (target) => {
+describe.each(DB_TARGETS)("ledger tools over MCP give REST's data (%s)", (target) => {
   let t: TestServices;
   let app: ReturnType<typeof createApp>;
   let tenant: Tenant;
@@ -110,7 +110,15 @@ describe.each(DB_TARGETS)('ledger tools over MCP give REST\'s data (%s)', (targe
 
     const unbalanced = await mcp.callTool({
       name: 'ledger.create_journal_entry',
-      arguments: { [company]: tenant.companyId, date: '2026-03-01', description: 'Off', lines: [{ account: '6110', debit: 2 }, { account: '1930', credit: 1 }] },
+      arguments: {
+        [company]: tenant.companyId,
+        date: '2026-03-01',
+        description: 'Off',
+        lines: [
+          { account: '6110', debit: 2 },
+          { account: '1930', credit: 1 },
+        ],
+      },
     });
     const draftId = (unbalanced.structuredContent as { id: string }).id;
     const refused = await mcp.callTool({ name: 'ledger.commit_journal_entry', arguments: { [company]: tenant.companyId, [entry]: draftId } });

@@ -53,7 +53,11 @@ describe.each(DB_TARGETS)('MCP tools/call: the same pipeline and the same data a
     expect(restUpdate.status).toBe(200);
     expect(toolUpdate.structuredContent).toEqual(restUpdate.body.data);
     // REST's meta travels in _meta: request id, version and the audit entry of the write.
-    expect(toolUpdate._meta).toMatchObject({ request_id: expect.stringMatching(/^req_/), api_version: restUpdate.body.meta.api_version, audit: { action: 'updateCompany' } });
+    expect(toolUpdate._meta).toMatchObject({
+      request_id: expect.stringMatching(/^req_/),
+      api_version: restUpdate.body.meta.api_version,
+      audit: { action: 'updateCompany' },
+    });
     const audit = await t.services.database.prisma.auditLog.findUnique({ where: { id: metaOf(toolUpdate).audit!.id } });
     expect(audit).toMatchObject({ action: 'updateCompany', companyId: tenant.companyId, apiKeyId: tenant.apiKeyId, requestId: metaOf(toolUpdate).request_id });
   });
@@ -148,7 +152,11 @@ describe.each(DB_TARGETS)('MCP tools/call: the same pipeline and the same data a
     expect(metaOf(again).idempotent_replayed).toBe(true);
     expect(allText(again)).toMatch(/idempotency_key was used before/);
     // One pipeline: the same key over REST replays the MCP call's stored result.
-    const rest = await call(app, 'PATCH', `/api/v1/companies/${tenant.companyId}`, { key: tenant.key, body: { name: 'Idempotent AB' }, headers: { 'idempotency-key': key } });
+    const rest = await call(app, 'PATCH', `/api/v1/companies/${tenant.companyId}`, {
+      key: tenant.key,
+      body: { name: 'Idempotent AB' },
+      headers: { 'idempotency-key': key },
+    });
     expect(rest.headers.get('idempotent-replayed')).toBe('true');
     expect(rest.body.data).toEqual(first.structuredContent);
     const reused = await mcp.callTool({ name: 'companies.update', arguments: { ...args, name: 'Other AB' } });
@@ -167,7 +175,7 @@ describe.each(DB_TARGETS)('MCP tools/call: the same pipeline and the same data a
     expect(after.body.data.companies[0].name).toBe('Idempotent AB');
   });
 
-  it('counts every MCP request, tool call or not, against the key\'s REST rate limit', async () => {
+  it("counts every MCP request, tool call or not, against the key's REST rate limit", async () => {
     const limited = await makeKey(t.services.database.prisma, tenant.userId, { rateLimitPerMinute: 5 });
     const client = await connect(limited.key); // initialize and the initialized notification: 2
     expect((await client.listTools()).tools.length).toBeGreaterThan(0); // 3
@@ -181,13 +189,17 @@ describe.each(DB_TARGETS)('MCP tools/call: the same pipeline and the same data a
     expect((await call(app, 'GET', '/api/v1/companies', { key: limited.key })).status).toBe(429);
   });
 
-  it.skipIf(!HAS_WEBHOOKS)('creates webhooks and lists deliveries with REST\'s data, and names missing scopes', async () => {
+  it.skipIf(!HAS_WEBHOOKS)("creates webhooks and lists deliveries with REST's data, and names missing scopes", async () => {
     const body = { event_type: 'journal_entry.committed', webhook_url: HOOK_URL, name: 'parity', description: 'MCP parity' };
     const created = await mcp.callTool({ name: 'webhooks.create', arguments: { company_id: tenant.companyId, ...body, idempotency_key: randomUUID() } });
     expect(created.isError, allText(created)).toBeFalsy();
     const webhook = dataOf(created);
     expect(webhook).toMatchObject({ ...body, company_id: tenant.companyId, secret: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    const restCreated = await call(app, 'POST', `/api/v1/companies/${tenant.companyId}/webhooks`, { key: tenant.key, body, headers: { 'idempotency-key': randomUUID() } });
+    const restCreated = await call(app, 'POST', `/api/v1/companies/${tenant.companyId}/webhooks`, {
+      key: tenant.key,
+      body,
+      headers: { 'idempotency-key': randomUUID() },
+    });
     const { id: _a, secret: _b, ...mcpShape } = webhook;
     const { id: _c, secret: _d, ...restShape } = restCreated.body.data;
     expect(mcpShape).toEqual(restShape);

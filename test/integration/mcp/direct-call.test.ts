@@ -45,14 +45,14 @@ describe.each(DB_TARGETS)('MCP: a lone tools/call answers as the Server would (%
     return { direct: blank(direct), viaServer: blank(viaServer) };
   };
 
-  it('answers a read with the same result and the caller\'s own id', async () => {
+  it("answers a read with the same result and the caller's own id", async () => {
     const { direct, viaServer } = await bothWays({ name: 'companies.get', arguments: { company_id: tenant.companyId } });
     expect(direct.id).toBe('a-1');
     expect(direct.result.structuredContent.id).toBe(tenant.companyId);
     expect(direct).toEqual(viaServer);
   });
 
-  it('answers a tool the connection does not have, bad arguments and another company\'s id alike', async () => {
+  it("answers a tool the connection does not have, bad arguments and another company's id alike", async () => {
     for (const params of [
       { name: 'no.such_tool', arguments: {} },
       { name: 'companies.get', arguments: { company_id: 42 } },

@@ -49,7 +49,13 @@ describe.each(DB_TARGETS)('MCP discovery mode, actionable results, prompts and r
 
     const found = await discover.callTool({ name: 'search_operations', arguments: { query: 'webhook deliveries' } });
     expect(found.isError, allText(found)).toBeFalsy();
-    expect(dataOf(found).operations[0]).toEqual({ name: 'webhooks.list_deliveries', summary: 'List a webhook\'s deliveries', group: 'webhooks', risk: 'L0', read_only: true });
+    expect(dataOf(found).operations[0]).toEqual({
+      name: 'webhooks.list_deliveries',
+      summary: "List a webhook's deliveries",
+      group: 'webhooks',
+      risk: 'L0',
+      read_only: true,
+    });
     const companies = await discover.callTool({ name: 'search_operations', arguments: { group: 'companies' } });
     const inGroup = registry.operations.filter((op) => op.group === 'companies' && op.surfaces.includes('mcp')).map((op) => toolName(op, 'namespaced'));
     expect(dataOf(companies).operations.map((o: { name: string }) => o.name)).toEqual(inGroup);
@@ -99,7 +105,10 @@ describe.each(DB_TARGETS)('MCP discovery mode, actionable results, prompts and r
     const readerSearch = await readerDiscover.callTool({ name: 'search_operations', arguments: {} });
     expect(dataOf(readerSearch).operations.map((o: { name: string }) => o.name)).not.toContain('companies.update');
     // Wrong argument names: the same validation error, naming the expected arguments.
-    const wrong = [await direct.callTool({ name: 'webhooks.list', arguments: { companyId: tenant.companyId } }), await invoke(discover, 'webhooks.list', { companyId: tenant.companyId })];
+    const wrong = [
+      await direct.callTool({ name: 'webhooks.list', arguments: { companyId: tenant.companyId } }),
+      await invoke(discover, 'webhooks.list', { companyId: tenant.companyId }),
+    ];
     expect(firstJson(wrong[0]!).error).toMatchObject({ code: 'VALIDATION_ERROR', valid_alternatives: ['company_id'] });
     expect(firstJson(wrong[0]!).error.message).toMatch(/did you mean company_id/);
     expect(withoutRequestId(firstJson(wrong[1]!))).toEqual(withoutRequestId(firstJson(wrong[0]!)));
@@ -108,7 +117,10 @@ describe.each(DB_TARGETS)('MCP discovery mode, actionable results, prompts and r
   it('says which tool follows up a 202, and withholds a shown-once secret on request', async () => {
     const body = { event_type: 'journal_entry.committed', webhook_url: HOOK_URL, name: 'poll me' };
     const key = randomUUID();
-    const hidden = await direct.callTool({ name: 'webhooks.create', arguments: { company_id: tenant.companyId, ...body, idempotency_key: key, reveal_secret: false } });
+    const hidden = await direct.callTool({
+      name: 'webhooks.create',
+      arguments: { company_id: tenant.companyId, ...body, idempotency_key: key, reveal_secret: false },
+    });
     expect(hidden.isError, allText(hidden)).toBeFalsy();
     const webhook = dataOf(hidden);
     expect(webhook).not.toHaveProperty('secret');
@@ -141,7 +153,9 @@ describe.each(DB_TARGETS)('MCP discovery mode, actionable results, prompts and r
     expect(text).toMatch(/idempotency_key/);
     const discoverPrompt = await discover.getPrompt({ name: 'accounting-webhooks' });
     expect((discoverPrompt.messages[0]!.content as { text: string }).text).toMatch(/through `invoke_operation`/);
-    await expect(direct.getPrompt({ name: 'accounting-webhook' })).rejects.toMatchObject({ data: { valid_alternatives: expect.arrayContaining(['accounting-webhooks']) } });
+    await expect(direct.getPrompt({ name: 'accounting-webhook' })).rejects.toMatchObject({
+      data: { valid_alternatives: expect.arrayContaining(['accounting-webhooks']) },
+    });
 
     const { resources } = await direct.listResources();
     expect(resources.map((r) => r.uri)).toEqual([MCP_RESOURCE_URIS.events, MCP_RESOURCE_URIS.openapi]);

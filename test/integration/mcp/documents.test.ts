@@ -47,12 +47,15 @@ describe.each(DB_TARGETS)('MCP documents: base64 uploads and embedded downloads 
     expect(downloaded.isError).toBeFalsy();
     expect(downloaded.structuredContent).toMatchObject({ id: document.id, sha256: sha256(PNG) });
     const resource = (downloaded.content as { type: string; resource?: { blob: string } }[]).find((item) => item.type === 'resource');
-    expect(resource).toMatchObject({ type: 'resource', resource: { mimeType: 'image/png', uri: expect.stringContaining(`/documents/${document.id}/content`) } });
+    expect(resource).toMatchObject({
+      type: 'resource',
+      resource: { mimeType: 'image/png', uri: expect.stringContaining(`/documents/${document.id}/content`) },
+    });
     const blob = resource!.resource!.blob;
     expect(Buffer.from(blob, 'base64').equals(PNG)).toBe(true);
   });
 
-  it('refuses damaged base64 and a missing file in the tool\'s own words', async () => {
+  it("refuses damaged base64 and a missing file in the tool's own words", async () => {
     const damaged = await mcp.callTool({ name: 'documents.upload', arguments: { company_id: tenant.companyId, content_base64: 'not*base64!' } });
     expect(damaged.isError).toBe(true);
     expect(firstJson(damaged).error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'content_base64' }] });

@@ -20,8 +20,7 @@ describe.each(DB_TARGETS)('MCP over Streamable HTTP: transport, auth and DNS reb
   let t: TestServices;
   let app: ReturnType<typeof createApp>;
   let tenant: Tenant;
-  const appWith = (config: Partial<Services['config']>) =>
-    createApp({ ...t.services, config: { ...t.services.config, ...config } }, registry, [mountMcp]);
+  const appWith = (config: Partial<Services['config']>) => createApp({ ...t.services, config: { ...t.services.config, ...config } }, registry, [mountMcp]);
 
   beforeAll(async () => {
     t = await createTestServices(target);
@@ -96,10 +95,7 @@ describe.each(DB_TARGETS)('MCP over Streamable HTTP: transport, auth and DNS reb
     }
     expect((await postMcp(app, INITIALIZE, { key: tenant.key, headers: { host: 'mcp.internal:8443' } })).status).toBe(403);
     const configured = appWith({ MCP_ALLOWED_HOSTS: 'mcp.internal:8443, gateway.internal', MCP_ALLOWED_ORIGINS: 'https://console.example.org' });
-    for (const headers of <Record<string, string>[]>[
-      { host: 'mcp.internal:8443' },
-      { host: 'gateway.internal:9000', origin: 'https://console.example.org' },
-    ]) {
+    for (const headers of <Record<string, string>[]>[{ host: 'mcp.internal:8443' }, { host: 'gateway.internal:9000', origin: 'https://console.example.org' }]) {
       expect((await postMcp(configured, INITIALIZE, { key: tenant.key, headers })).status, JSON.stringify(headers)).toBe(200);
     }
     for (const headers of <Record<string, string>[]>[{ host: 'mcp.internal:9999' }, { host: 'localhost', origin: 'https://console.example.org:444' }]) {
@@ -132,7 +128,11 @@ describe.each(DB_TARGETS)('MCP over Streamable HTTP: transport, auth and DNS reb
     const env = { incoming: { socket: { remoteAddress: '203.0.113.77' } } };
     const malformed = await app.request(
       'http://localhost/mcp',
-      { method: 'POST', body: '{not json', headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${tenant.key}` } },
+      {
+        method: 'POST',
+        body: '{not json',
+        headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${tenant.key}` },
+      },
       env as never,
     );
     expect(malformed.status).toBe(400);

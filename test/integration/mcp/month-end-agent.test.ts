@@ -57,12 +57,48 @@ describe.each(DB_TARGETS)('a scripted agent closes March through discovery mode 
     const draft = await find('draft journal entry', 'ledger.create_journal_entry');
     const commit = await find('commit journal entry', 'ledger.commit_journal_entry');
     const entries = [
-      { date: '2026-03-05', description: 'Office supplies', lines: [{ account: '6110', debit: 40_000 }, { account: '2641', debit: 10_000 }, { account: '1930', credit: 50_000 }] },
-      { date: '2026-03-12', description: 'Consulting invoice paid', lines: [{ account: '1930', debit: 125_000 }, { account: '3001', credit: 100_000 }, { account: '2611', credit: 25_000 }] },
-      { date: '2026-03-28', description: 'Bank fee', lines: [{ account: '6570', debit: 5_000 }, { account: '1930', credit: 5_000 }] },
+      {
+        date: '2026-03-05',
+        description: 'Office supplies',
+        lines: [
+          { account: '6110', debit: 40_000 },
+          { account: '2641', debit: 10_000 },
+          { account: '1930', credit: 50_000 },
+        ],
+      },
+      {
+        date: '2026-03-12',
+        description: 'Consulting invoice paid',
+        lines: [
+          { account: '1930', debit: 125_000 },
+          { account: '3001', credit: 100_000 },
+          { account: '2611', credit: 25_000 },
+        ],
+      },
+      {
+        date: '2026-03-28',
+        description: 'Bank fee',
+        lines: [
+          { account: '6570', debit: 5_000 },
+          { account: '1930', credit: 5_000 },
+        ],
+      },
     ];
     // A slip the agent recovers from: the hint names this surface's tools, not operation ids.
-    const slip = await agent.callTool({ name: 'invoke_operation', arguments: { name: draft, arguments: { company_id, ...entries[1]!, lines: [{ account: '3041', credit: 1 }, { account: '1930', debit: 1 }] } } });
+    const slip = await agent.callTool({
+      name: 'invoke_operation',
+      arguments: {
+        name: draft,
+        arguments: {
+          company_id,
+          ...entries[1]!,
+          lines: [
+            { account: '3041', credit: 1 },
+            { account: '1930', debit: 1 },
+          ],
+        },
+      },
+    });
     expect(firstJson(slip).error).toMatchObject({ code: 'ACCOUNT_UNKNOWN', details: [{ path: 'lines.0.account' }] });
     expect(firstJson(slip).error.recovery_hint).toContain('ledger.list_accounts');
     expect(firstJson(slip).error.recovery_hint).not.toContain('listAccounts');
@@ -84,7 +120,11 @@ describe.each(DB_TARGETS)('a scripted agent closes March through discovery mode 
       idempotency_key: randomUUID(),
     });
     expect(receipt).toMatchObject({ content_type: 'application/pdf', filename: 'kvitto-kontorsmaterial.pdf' });
-    const attached = await invoke(await find('attach document to journal entry', 'documents.attach'), { company_id, document_id: receipt.id, journal_entry_id: committed[0].id });
+    const attached = await invoke(await find('attach document to journal entry', 'documents.attach'), {
+      company_id,
+      document_id: receipt.id,
+      journal_entry_id: committed[0].id,
+    });
     expect(attached.journal_entry_ids).toEqual([committed[0].id]);
 
     const periods = await invoke(await find('list accounting periods', 'ledger.list_periods'), { company_id });
@@ -93,7 +133,12 @@ describe.each(DB_TARGETS)('a scripted agent closes March through discovery mode 
     expect(locked).toMatchObject({ id: march.id, status: 'locked' });
 
     // The ledger shows the month: three committed entries, and March takes no more commits.
-    const ledger = await invoke(await find('list journal entries', 'ledger.list_journal_entries'), { company_id, date_from: '2026-03-01', date_to: '2026-03-31', status: 'committed' });
+    const ledger = await invoke(await find('list journal entries', 'ledger.list_journal_entries'), {
+      company_id,
+      date_from: '2026-03-01',
+      date_to: '2026-03-31',
+      status: 'committed',
+    });
     expect(ledger.journal_entries.map((e: { id: string }) => e.id).sort()).toEqual(committed.map((e) => e.id).sort());
     expect(ledger.next_cursor).toBeNull();
     const late = await invoke(draft, { company_id, ...entries[2]!, description: 'Late fee', idempotency_key: randomUUID() });
@@ -102,7 +147,12 @@ describe.each(DB_TARGETS)('a scripted agent closes March through discovery mode 
     expect(firstJson(refused).error).toMatchObject({ code: 'PERIOD_LOCKED', recovery_hint: expect.any(String), valid_alternatives: expect.any(Array) });
 
     // March's VAT return from the locked books: 25 % output VAT on the invoice, input VAT on the supplies.
-    const vat = await invoke(await find('generate VAT return', 'tax.generate_vat_return'), { company_id, period_start: '2026-03-01', period_end: '2026-03-31', idempotency_key: randomUUID() });
+    const vat = await invoke(await find('generate VAT return', 'tax.generate_vat_return'), {
+      company_id,
+      period_start: '2026-03-01',
+      period_end: '2026-03-31',
+      idempotency_key: randomUUID(),
+    });
     expect(vat).toMatchObject({ status: 'generated', output_vat: 25_000, input_vat: 10_000, net_vat: 15_000 });
   });
 });

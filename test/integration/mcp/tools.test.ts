@@ -101,7 +101,9 @@ describe.each(DB_TARGETS)('MCP tools/list: generated tools, selection and scope 
     expect(readOnlyNames).toEqual(expected);
     expect(readOnlyNames).not.toContain('companies.update');
     // Not listed means not callable: a protocol error, not a tool error.
-    await expect(readOnly.callTool({ name: 'companies.update', arguments: { company_id: tenant.companyId, name: 'x' } })).rejects.toMatchObject({ code: -32602 });
+    await expect(readOnly.callTool({ name: 'companies.update', arguments: { company_id: tenant.companyId, name: 'x' } })).rejects.toMatchObject({
+      code: -32602,
+    });
     const both = await names(await connect({ key: tenant.key, query: '?toolsets=companies,webhooks&read_only=true' }));
     expect(both).toContain('companies.list');
     expect(both).not.toContain('companies.update');

@@ -68,7 +68,7 @@ describe.each(DB_TARGETS)('backlog gauges (%s)', (target) => {
     return { companyId, add, operation };
   }
 
-  it('counts due and in-flight deliveries, the oldest due one\'s wait and queued and running operations, never history', async () => {
+  it("counts due and in-flight deliveries, the oldest due one's wait and queued and running operations, never history", async () => {
     const a = await queue('Queue A');
     const b = await queue('Queue B');
     await a.add(1, 'pending', at(-90 * SECOND)); // the oldest due: the claim lag

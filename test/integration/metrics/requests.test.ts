@@ -51,7 +51,8 @@ describe.each(DB_TARGETS)('request metrics (%s)', (target) => {
     expect((await call(app, 'GET', '/api/v1/health')).status).toBe(200);
 
     const after = await scrape();
-    const added = (surface: string, operation: string, status: number) => requests(after, surface, operation, status) - requests(before, surface, operation, status);
+    const added = (surface: string, operation: string, status: number) =>
+      requests(after, surface, operation, status) - requests(before, surface, operation, status);
     expect(added('rest', 'listCompanies', 200)).toBe(3);
     expect(added('rest', 'listCompanies', 401)).toBe(1);
     expect(added('rest', 'getCompany', 404)).toBe(1);

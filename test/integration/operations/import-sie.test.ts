@@ -60,17 +60,57 @@ describe.each(DB_TARGETS)('importSie (%s)', (target) => {
     await source.createYear('2026-01-01');
     expect((await source.send('POST', '/accounts', { number: '3010', name: 'Försäljning "Éclair" \\ Öland' })).status).toBe(201);
     // 2025 is never closed: its result (a sale) stays in classes 3-8, so the 2026 #IB does not balance by itself.
-    await source.book('2025-02-01', [{ account: '1930', debit: 2_500_000 }, { account: '2081', credit: 2_500_000 }], { description: 'Aktiekapital' });
-    await source.book('2025-05-05', [{ account: '1510', debit: 62_500 }, { account: '3010', credit: 50_000 }, { account: '2611', credit: 12_500 }]);
-    await source.book('2026-01-15', [{ account: '1930', debit: 62_500, description: 'Betalning "Åhléns"' }, { account: '1510', credit: 62_500 }], {
-      description: 'Inbetalning Åhléns',
-    });
-    const sale = await source.book('2026-02-03', [{ account: '1510', debit: 125_000 }, { account: '3010', credit: 100_000 }, { account: '2611', credit: 25_000 }]);
+    await source.book(
+      '2025-02-01',
+      [
+        { account: '1930', debit: 2_500_000 },
+        { account: '2081', credit: 2_500_000 },
+      ],
+      { description: 'Aktiekapital' },
+    );
+    await source.book('2025-05-05', [
+      { account: '1510', debit: 62_500 },
+      { account: '3010', credit: 50_000 },
+      { account: '2611', credit: 12_500 },
+    ]);
+    await source.book(
+      '2026-01-15',
+      [
+        { account: '1930', debit: 62_500, description: 'Betalning "Åhléns"' },
+        { account: '1510', credit: 62_500 },
+      ],
+      {
+        description: 'Inbetalning Åhléns',
+      },
+    );
+    const sale = await source.book('2026-02-03', [
+      { account: '1510', debit: 125_000 },
+      { account: '3010', credit: 100_000 },
+      { account: '2611', credit: 25_000 },
+    ]);
     expect((await source.send('POST', `/journal-entries/${sale.id}/reverse`, { date: '2026-02-04' })).status).toBe(201);
-    await source.book('2026-03-01', [{ account: '6110', debit: 40_000 }, { account: '2641', debit: 10_000 }, { account: '1930', credit: 50_000 }], { series: 'B' });
+    await source.book(
+      '2026-03-01',
+      [
+        { account: '6110', debit: 40_000 },
+        { account: '2641', debit: 10_000 },
+        { account: '1930', credit: 50_000 },
+      ],
+      { series: 'B' },
+    );
     for (let seed = 0; seed < 2; seed += 1) await source.book('2026-04-10', longEntry(seed), { description: `Inköp ${seed}` });
-    await source.book('2026-06-30', [{ account: '8310', credit: 1_234 }, { account: '1930', debit: 1_234 }], { series: 'B' });
-    await source.draft('2026-04-11', [{ account: '6110', debit: 1 }, { account: '1930', credit: 1 }]);
+    await source.book(
+      '2026-06-30',
+      [
+        { account: '8310', credit: 1_234 },
+        { account: '1930', debit: 1_234 },
+      ],
+      { series: 'B' },
+    );
+    await source.draft('2026-04-11', [
+      { account: '6110', debit: 1 },
+      { account: '1930', credit: 1 },
+    ]);
     year2026 = (await source.send('GET', '/fiscal-years')).body.data.fiscal_years[1];
     const file = await download(app, `/api/v1/companies/${a.companyId}/fiscal-years/${year2026.id}/sie`, { key: a.key });
     expect(file.status).toBe(200);
@@ -125,7 +165,8 @@ describe.each(DB_TARGETS)('importSie (%s)', (target) => {
       transactions: verification.transactions.map((transaction) => ({ ...transaction, line: 0 })),
     });
     expect(second.verifications.map(strip)).toEqual(first.verifications.map(strip));
-    const yearZero = (document: typeof first) => document.balances.filter((balance) => balance.yearIndex === 0).map(({ kind, account, amount }) => ({ kind, account, amount }));
+    const yearZero = (document: typeof first) =>
+      document.balances.filter((balance) => balance.yearIndex === 0).map(({ kind, account, amount }) => ({ kind, account, amount }));
     expect(yearZero(second)).toEqual(yearZero(first));
 
     // One journal_entry.committed per imported verification (and the opening entry).
@@ -141,7 +182,10 @@ describe.each(DB_TARGETS)('importSie (%s)', (target) => {
     const again = await upload(b, exported);
     expect(await runner().runOnce()).toBe(true);
     const failed = await operation(b, again.body.data.id);
-    const firstVer = decodeSie(exported).split('\r\n').findIndex((line) => line.startsWith('#VER A ')) + 1;
+    const firstVer =
+      decodeSie(exported)
+        .split('\r\n')
+        .findIndex((line) => line.startsWith('#VER A ')) + 1;
     expect(failed).toMatchObject({ status: 'failed', error: { code: 'SIE_INVALID' } });
     expect(failed.error.message).toMatch(new RegExp(`^Line ${firstVer}: Series A of the fiscal year 2026-01-01 – 2026-12-31 is already in use`));
     expect(await counts(b.companyId)).toEqual(before);
@@ -153,7 +197,10 @@ describe.each(DB_TARGETS)('importSie (%s)', (target) => {
     expect(verLine).toBeGreaterThan(0);
     // The verification's first #TRANS loses one öre.
     const transIndex = verLine + 2;
-    lines[transIndex] = (lines[transIndex] as string).replace(/ (-?\d+)\.(\d{2})/, (_m, kronor: string, ore: string) => ` ${kronor}.${String(Number(ore) + 1).padStart(2, '0')}`);
+    lines[transIndex] = (lines[transIndex] as string).replace(
+      / (-?\d+)\.(\d{2})/,
+      (_m, kronor: string, ore: string) => ` ${kronor}.${String(Number(ore) + 1).padStart(2, '0')}`,
+    );
     const broken = Buffer.from(encodeSie(lines.join('\r\n')));
 
     const b = await makeTenant(t.services.database.prisma);
@@ -193,7 +240,7 @@ describe.each(DB_TARGETS)('importSie (%s)', (target) => {
     expect(await counts(b.companyId)).toMatchObject({ entries: 0, years: 0 });
   });
 
-  it('checks the content, not the client\'s word: a PDF named .se is refused at once', async () => {
+  it("checks the content, not the client's word: a PDF named .se is refused at once", async () => {
     const b = await makeTenant(t.services.database.prisma);
     const refused = await upload(b, PDF, '', 'bokforing.se');
     expect(refused.status).toBe(422);

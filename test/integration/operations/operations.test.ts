@@ -52,10 +52,24 @@ describe.each(DB_TARGETS)('operations through HTTP (%s)', (target) => {
   }
 
   it('closes a fiscal year: refused while periods are open; then books the result to 2099, opens the next year, and the year stays closed', async () => {
-    await b.book('2026-01-10', [{ account: '1930', debit: 5_000_000 }, { account: '2081', credit: 5_000_000 }]);
-    await b.book('2026-03-05', [{ account: '1510', debit: 12_500_000 }, { account: '3001', credit: 10_000_000 }, { account: '2611', credit: 2_500_000 }]);
-    await b.book('2026-03-12', [{ account: '6110', debit: 800_000 }, { account: '2641', debit: 200_000 }, { account: '1930', credit: 1_000_000 }]);
-    await b.book('2026-06-25', [{ account: '7210', debit: 3_000_000 }, { account: '1930', credit: 3_000_000 }]);
+    await b.book('2026-01-10', [
+      { account: '1930', debit: 5_000_000 },
+      { account: '2081', credit: 5_000_000 },
+    ]);
+    await b.book('2026-03-05', [
+      { account: '1510', debit: 12_500_000 },
+      { account: '3001', credit: 10_000_000 },
+      { account: '2611', credit: 2_500_000 },
+    ]);
+    await b.book('2026-03-12', [
+      { account: '6110', debit: 800_000 },
+      { account: '2641', debit: 200_000 },
+      { account: '1930', credit: 1_000_000 },
+    ]);
+    await b.book('2026-06-25', [
+      { account: '7210', debit: 3_000_000 },
+      { account: '1930', credit: 3_000_000 },
+    ]);
     const year = (await b.send('GET', '/fiscal-years')).body.data.fiscal_years[0];
 
     const early = await b.send('POST', `/fiscal-years/${year.id}/close`);
@@ -109,7 +123,10 @@ describe.each(DB_TARGETS)('operations through HTTP (%s)', (target) => {
     expect((await b.send('POST', `/operations/${queued.id}/cancel`)).body.error.code).toBe('OPERATION_FINISHED');
     expect((await b.send('DELETE', `/operations/${queued.id}`)).status).toBe(409);
     for (const statement of [`UPDATE operations SET progress = 5 WHERE id = '${queued.id}'`, `DELETE FROM operations WHERE id = '${queued.id}'`]) {
-      const error = await t.services.database.prisma.$executeRawUnsafe(statement).then(() => null, (e: unknown) => e);
+      const error = await t.services.database.prisma.$executeRawUnsafe(statement).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(sqlState(error), statement).toBe('23514');
     }
   });
@@ -169,8 +186,15 @@ describe.each(DB_TARGETS)('operations through HTTP (%s)', (target) => {
       data: { companyId: tenant.companyId, kind: 'close_fiscal_year', input: { fiscal_year_id: years[0].id } },
     });
     // A real driver error of a database that is not there (nothing listens on port 1), as a restart gives.
-    const gone = await openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/gone', anonDatabaseUrl: 'postgres://postgres@127.0.0.1:1/gone', dataDir: 'memory' });
-    const refused = await gone.sql.query('SELECT 1').then(() => null, (error: unknown) => error);
+    const gone = await openDatabase({
+      databaseUrl: 'postgres://postgres@127.0.0.1:1/gone',
+      anonDatabaseUrl: 'postgres://postgres@127.0.0.1:1/gone',
+      dataDir: 'memory',
+    });
+    const refused = await gone.sql.query('SELECT 1').then(
+      () => null,
+      (error: unknown) => error,
+    );
     await gone.close();
     expect(refused).toMatchObject({ code: 'ECONNREFUSED' });
     const interrupted = createOperationRunner(t.services, {
@@ -228,7 +252,7 @@ describe.each(DB_TARGETS)('operations through HTTP (%s)', (target) => {
     expect((await call(app, 'POST', `/api/v1/companies/${other.companyId}/operations/${id}/cancel`, { key: other.key })).status).toBe(404);
   });
 
-  it('re-enqueues a webhook\'s dead deliveries in a window as fresh ones, exactly once', async () => {
+  it("re-enqueues a webhook's dead deliveries in a window as fresh ones, exactly once", async () => {
     const hook = (
       await call(app, 'POST', `/api/v1/companies/${tenant.companyId}/webhooks`, {
         key: tenant.key,

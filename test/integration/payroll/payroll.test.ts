@@ -41,7 +41,16 @@ describe.each(DB_TARGETS)('payroll and tax returns through HTTP (%s)', (target) 
     noPayroll = (await makeKey(t.services.database.prisma, tenant.userId, { scopes: SCOPES.filter((s) => s !== 'payroll:read') })).key;
     b = books(app, tenant.key, tenant.companyId);
     expect((await b.createYear('2026-01-01')).status).toBe(201);
-    for (const type of ['salary_run.created', 'salary_run.approved', 'salary_run.booked', 'salary_run.cancelled', 'agi.generated', 'agi.submitted', 'vat_return.generated', 'vat_return.submitted']) {
+    for (const type of [
+      'salary_run.created',
+      'salary_run.approved',
+      'salary_run.booked',
+      'salary_run.cancelled',
+      'agi.generated',
+      'agi.submitted',
+      'vat_return.generated',
+      'vat_return.submitted',
+    ]) {
       const hook = await call(app, 'POST', `/api/v1/companies/${tenant.companyId}/webhooks`, {
         key: tenant.key,
         headers: { 'idempotency-key': randomUUID() },
@@ -54,24 +63,45 @@ describe.each(DB_TARGETS)('payroll and tax returns through HTTP (%s)', (target) 
 
   it('validates identity numbers: bad checksum and impossible date are 400 naming the field', async () => {
     for (const pin of ['19811218-9877', '19811318-9876', '123']) {
-      const response = await send('POST', '/employees', { name: 'X', personal_identity_number: pin, employment_start: '2026-01-01', monthly_salary: 100, tax_rate: 30 });
+      const response = await send('POST', '/employees', {
+        name: 'X',
+        personal_identity_number: pin,
+        employment_start: '2026-01-01',
+        monthly_salary: 100,
+        tax_rate: 30,
+      });
       expect(response.status, pin).toBe(400);
       expect(response.body.error.details.map((d: { path: string }) => d.path)).toContain('body.personal_identity_number');
     }
-    const both = await send('POST', '/employees', { name: 'X', personal_identity_number: ANNA, employment_start: '2026-01-01', monthly_salary: 100, tax_rate: 30, tax_amount: 5 });
+    const both = await send('POST', '/employees', {
+      name: 'X',
+      personal_identity_number: ANNA,
+      employment_start: '2026-01-01',
+      monthly_salary: 100,
+      tax_rate: 30,
+      tax_amount: 5,
+    });
     expect(both.status).toBe(400);
   });
 
   it('shows the full number only in getEmployee; lists and writes mask it', async () => {
     const created = await send('POST', '/employees', {
-      name: 'Anna Lindqvist', personal_identity_number: '8112189876', employment_start: '2024-03-01', monthly_salary: 4_200_000, tax_rate: 30,
+      name: 'Anna Lindqvist',
+      personal_identity_number: '8112189876',
+      employment_start: '2024-03-01',
+      monthly_salary: 4_200_000,
+      tax_rate: 30,
     });
     expect(created.status, created.text).toBe(201);
     expect(created.body.data.personal_identity_number).toBe('19811218-****');
     const full = await send('GET', `/employees/${created.body.data.id}`);
     expect(full.body.data.personal_identity_number).toBe(ANNA);
     await send('POST', '/employees', {
-      name: 'Bertil Åkesson', personal_identity_number: BERTIL, employment_start: '2020-01-01', monthly_salary: 3_000_000, tax_amount: 700_000,
+      name: 'Bertil Åkesson',
+      personal_identity_number: BERTIL,
+      employment_start: '2020-01-01',
+      monthly_salary: 3_000_000,
+      tax_amount: 700_000,
     });
     const list = await send('GET', '/employees');
     expect(list.body.data.employees).toHaveLength(2);
@@ -112,7 +142,10 @@ describe.each(DB_TARGETS)('payroll and tax returns through HTTP (%s)', (target) 
     });
     expect(entry.body.data.total).toBe(run.gross + run.contributions);
     expect((await send('POST', `/salary-runs/${run.id}/cancel`)).body.error.code).toBe('SALARY_RUN_STATE');
-    const error = await t.services.database.prisma.$executeRawUnsafe(`UPDATE salary_runs SET gross = gross + 1, net = net + 1 WHERE id = '${run.id}'`).then(() => null, (e: unknown) => e);
+    const error = await t.services.database.prisma.$executeRawUnsafe(`UPDATE salary_runs SET gross = gross + 1, net = net + 1 WHERE id = '${run.id}'`).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(sqlState(error)).toBe('23514');
   });
 
@@ -138,16 +171,35 @@ describe.each(DB_TARGETS)('payroll and tax returns through HTTP (%s)', (target) 
     expect((await send('POST', `/agis/${generated.body.data.id}/submit`)).body.error.code).toBe('FILING_SUBMITTED');
     const correction = await send('POST', '/agis', { period: '2026-11' });
     expect(correction.body.data).toMatchObject({ version: 2, corrects_id: generated.body.data.id, status: 'generated' });
-    const error = await t.services.database.prisma.$executeRawUnsafe(`UPDATE agi_declarations SET tax = 0 WHERE id = '${generated.body.data.id}'`).then(() => null, (e: unknown) => e);
+    const error = await t.services.database.prisma.$executeRawUnsafe(`UPDATE agi_declarations SET tax = 0 WHERE id = '${generated.body.data.id}'`).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(sqlState(error)).toBe('23514');
   });
 
   it('generates a VAT return from locked periods; each box equals the ledger sums of its accounts', async () => {
     // A month of sales and purchases in September.
-    await b.book('2026-09-05', [{ account: '1510', debit: 12_500_000 }, { account: '3001', credit: 10_000_000 }, { account: '2611', credit: 2_500_000 }]);
-    await b.book('2026-09-08', [{ account: '1510', debit: 1_120_000 }, { account: '3002', credit: 1_000_000 }, { account: '2621', credit: 120_000 }]);
-    await b.book('2026-09-12', [{ account: '4010', debit: 800_000 }, { account: '2641', debit: 200_000 }, { account: '2440', credit: 1_000_000 }]);
-    await b.book('2026-09-20', [{ account: '3001', debit: 100_000 }, { account: '2611', debit: 25_000 }, { account: '1510', credit: 125_000 }]);
+    await b.book('2026-09-05', [
+      { account: '1510', debit: 12_500_000 },
+      { account: '3001', credit: 10_000_000 },
+      { account: '2611', credit: 2_500_000 },
+    ]);
+    await b.book('2026-09-08', [
+      { account: '1510', debit: 1_120_000 },
+      { account: '3002', credit: 1_000_000 },
+      { account: '2621', credit: 120_000 },
+    ]);
+    await b.book('2026-09-12', [
+      { account: '4010', debit: 800_000 },
+      { account: '2641', debit: 200_000 },
+      { account: '2440', credit: 1_000_000 },
+    ]);
+    await b.book('2026-09-20', [
+      { account: '3001', debit: 100_000 },
+      { account: '2611', debit: 25_000 },
+      { account: '1510', credit: 125_000 },
+    ]);
     const periods = (await send('GET', '/periods')).body.data.periods;
     const september = periods.find((p: { start_date: string }) => p.start_date === '2026-09-01');
     const notLocked = await send('POST', '/vat-returns', { period_start: '2026-09-01', period_end: '2026-09-30' });
@@ -179,7 +231,10 @@ describe.each(DB_TARGETS)('payroll and tax returns through HTTP (%s)', (target) 
     const submitted = await send('POST', `/vat-returns/${generated.body.data.id}/submit`);
     expect(submitted.body.data.status).toBe('submitted');
     expect((await send('POST', '/vat-returns', { period_start: '2026-09-01', period_end: '2026-09-30' })).body.error.code).toBe('FILING_SUBMITTED');
-    const error = await t.services.database.prisma.$executeRawUnsafe(`DELETE FROM vat_returns WHERE id = '${generated.body.data.id}'`).then(() => null, (e: unknown) => e);
+    const error = await t.services.database.prisma.$executeRawUnsafe(`DELETE FROM vat_returns WHERE id = '${generated.body.data.id}'`).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(sqlState(error)).toBe('23514');
   });
 
@@ -191,7 +246,10 @@ describe.each(DB_TARGETS)('payroll and tax returns through HTTP (%s)', (target) 
     expect(PAYROLL_OPS.map((op) => op.id)).toEqual(expect.arrayContaining(['createEmployee', 'getEmployee', 'bookSalaryRun', 'generateAgi', 'submitAgi']));
     for (const op of PAYROLL_OPS) {
       const path = `/api/v1${op.path.replace(/\{(\w+)\}/g, (_m, name: string) => ids[name] ?? '')}`;
-      const response = await call(app, op.method, path, { key: noPayroll, ...(op.method !== 'GET' && op.method !== 'DELETE' && { body: op.examples.body ?? {} }) });
+      const response = await call(app, op.method, path, {
+        key: noPayroll,
+        ...(op.method !== 'GET' && op.method !== 'DELETE' && { body: op.examples.body ?? {} }),
+      });
       expect(response.status, op.id).toBe(403);
       expect(response.body.error, op.id).toMatchObject({ code: 'INSUFFICIENT_SCOPE', required_scope: 'payroll:read' });
     }
@@ -216,7 +274,12 @@ describe.each(DB_TARGETS)('payroll and tax returns through HTTP (%s)', (target) 
   it('never lets the full identity number out: not in list responses, event payloads or the log', async () => {
     const events = await t.services.database.prisma.event.findMany({ where: { companyId: tenant.companyId } });
     const deliveries = await t.services.database.prisma.webhookDelivery.findMany({ where: { companyId: tenant.companyId } });
-    const everything = [...responses.filter((text) => !text.includes('"personal_identity_number":"19811218-9876"')), ...events.map((e) => JSON.stringify(e.payload)), ...deliveries.map((d) => JSON.stringify(d.payload)), ...t.logs.raw];
+    const everything = [
+      ...responses.filter((text) => !text.includes('"personal_identity_number":"19811218-9876"')),
+      ...events.map((e) => JSON.stringify(e.payload)),
+      ...deliveries.map((d) => JSON.stringify(d.payload)),
+      ...t.logs.raw,
+    ];
     for (const pin of [ANNA, BERTIL, '198112189876', '8112189876']) {
       for (const text of everything) expect(text.includes(pin), `${pin} leaked in ${text.slice(0, 300)}`).toBe(false);
     }
@@ -228,7 +291,16 @@ describe.each(DB_TARGETS)('payroll and tax returns through HTTP (%s)', (target) 
   it('each payroll and tax event reached its subscribed webhook once per event, valid against its schema', async () => {
     const prisma = t.services.database.prisma;
     const { eventEnvelopeSchemaFor } = await import('../../../domain/kernel/events.ts');
-    for (const type of ['salary_run.created', 'salary_run.approved', 'salary_run.booked', 'salary_run.cancelled', 'agi.generated', 'agi.submitted', 'vat_return.generated', 'vat_return.submitted'] as const) {
+    for (const type of [
+      'salary_run.created',
+      'salary_run.approved',
+      'salary_run.booked',
+      'salary_run.cancelled',
+      'agi.generated',
+      'agi.submitted',
+      'vat_return.generated',
+      'vat_return.submitted',
+    ] as const) {
       const events = await prisma.event.count({ where: { companyId: tenant.companyId, type } });
       expect(events, type).toBeGreaterThan(0);
       const deliveries = await prisma.webhookDelivery.findMany({ where: { companyId: tenant.companyId, eventType: type } });

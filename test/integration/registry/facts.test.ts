@@ -39,7 +39,11 @@ describe.each(DB_TARGETS)('facts stated once (%s)', (target) => {
     const rest = await call(app, 'GET', '/api/v1/companies');
     const mcp = await postMcp(app, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const cron = await call(app, 'POST', CRON_PATH, { headers: { authorization: 'Bearer wrong' } });
-    for (const [surface, response] of [['rest', rest], ['mcp', mcp], ['cron', cron]] as const) {
+    for (const [surface, response] of [
+      ['rest', rest],
+      ['mcp', mcp],
+      ['cron', cron],
+    ] as const) {
       expect(response.status, surface).toBe(401);
       expect(response.body.error.code, surface).toBe('UNAUTHENTICATED');
       for (const [name, value] of Object.entries(UNAUTHENTICATED_HEADERS)) expect(response.headers.get(name), surface).toBe(value);
@@ -89,7 +93,10 @@ describe.each(DB_TARGETS)('facts stated once (%s)', (target) => {
   it('attributes a public request to the key its optional token names, in the log', async () => {
     // A validation denial on a public route: its log line carries the attributed key.
     const attributed = await call(app, 'GET', '/api/v1/health?zz_unknown=1', { key: tenant.key, headers: { 'user-agent': 'attribution-test' } });
-    const anonymous = await call(app, 'GET', '/api/v1/health?zz_unknown=2', { key: 'sk_test_nonexistentnonexistentnonexist', headers: { 'user-agent': 'attribution-test' } });
+    const anonymous = await call(app, 'GET', '/api/v1/health?zz_unknown=2', {
+      key: 'sk_test_nonexistentnonexistentnonexist',
+      headers: { 'user-agent': 'attribution-test' },
+    });
     expect([attributed.status, anonymous.status]).toEqual([400, 400]);
     const lines = t.logs.lines.filter((line) => line.event === 'request_denied' && line.user_agent === 'attribution-test');
     expect(lines.map((line) => line.api_key_id)).toEqual([tenant.apiKeyId, null]);
@@ -111,7 +118,14 @@ describe.each(DB_TARGETS)('facts stated once (%s)', (target) => {
         mode: 'test',
         rateLimitPerMinute: 1000,
       };
-      const ctx: OperationContext = { services: t.services, actor, requestId: 'req_direct', db: t.services.database.prisma, inTransaction: false, dryRun: false };
+      const ctx: OperationContext = {
+        services: t.services,
+        actor,
+        requestId: 'req_direct',
+        db: t.services.database.prisma,
+        inTransaction: false,
+        dryRun: false,
+      };
       const params = { ...(op.examples.params as Record<string, string> | undefined) };
       if ('companyId' in params) params.companyId = tenant.companyId;
       const input = {

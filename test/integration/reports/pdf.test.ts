@@ -25,7 +25,9 @@ const RANGE = 'from=2026-03-01&to=2026-03-31';
 const kronor = (ore: number): string => {
   const sign = ore < 0 ? '-' : '';
   const absolute = Math.abs(ore);
-  const whole = Math.floor(absolute / 100).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
+  const whole = Math.floor(absolute / 100)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
   return `${sign}${whole},${String(absolute % 100).padStart(2, '0')}`;
 };
 
@@ -43,9 +45,20 @@ describe.skipIf(!HAS_POPPLER).each(DB_TARGETS)('report PDFs (%s)', (target) => {
     await t.services.database.prisma.company.update({ where: { id: tenant.companyId }, data: { name: COMPANY_NAME, orgNumber: '556677-8899' } });
     b = books(app, tenant.key, tenant.companyId);
     await b.createYear('2026-01-01');
-    await b.book('2026-03-01', [{ account: '1930', debit: 10_000_000 }, { account: '2081', credit: 10_000_000 }]);
-    await b.book('2026-03-04', [{ account: '1510', debit: 1_234_567 }, { account: '3001', credit: 987_654 }, { account: '2611', credit: 246_913 }]);
-    await b.book('2026-03-09', [{ account: '6110', debit: 40_000 }, { account: '2641', debit: 10_000 }, { account: '1930', credit: 50_000 }]);
+    await b.book('2026-03-01', [
+      { account: '1930', debit: 10_000_000 },
+      { account: '2081', credit: 10_000_000 },
+    ]);
+    await b.book('2026-03-04', [
+      { account: '1510', debit: 1_234_567 },
+      { account: '3001', credit: 987_654 },
+      { account: '2611', credit: 246_913 },
+    ]);
+    await b.book('2026-03-09', [
+      { account: '6110', debit: 40_000 },
+      { account: '2641', debit: 10_000 },
+      { account: '1930', credit: 50_000 },
+    ]);
     // Enough bank lines for the general ledger to run over several pages.
     const small: LineInput[] = [];
     for (let line = 0; line < 60; line += 1) small.push({ account: '6570', debit: 1_250 + line }, { account: '1930', credit: 1_250 + line });
@@ -82,7 +95,10 @@ describe.skipIf(!HAS_POPPLER).each(DB_TARGETS)('report PDFs (%s)', (target) => {
   }
 
   it('account balances and trial balance: the totals of the JSON report', async () => {
-    for (const [report, title] of [['account-balances', 'Account balances'], ['trial-balance', 'Trial balance (Råbalans)']] as const) {
+    for (const [report, title] of [
+      ['account-balances', 'Account balances'],
+      ['trial-balance', 'Trial balance (Råbalans)'],
+    ] as const) {
       const json = (await b.send('GET', `/reports/${report}?${RANGE}`)).body.data;
       const text = await openPdf(report);
       expectHeading(text, title);
@@ -118,7 +134,9 @@ describe.skipIf(!HAS_POPPLER).each(DB_TARGETS)('report PDFs (%s)', (target) => {
     expect(text).toContain('1930 Företagskonto / affärskonto');
     const pages = Number(/Pages:\s+(\d+)/.exec(execFileSync('pdfinfo', [join(dir, `general-ledger-${target}.pdf`)], { encoding: 'utf8' }))?.[1]);
     expect(pages).toBeGreaterThan(1);
-    const last = execFileSync('pdftotext', ['-layout', '-f', String(pages), '-l', String(pages), join(dir, `general-ledger-${target}.pdf`), '-'], { encoding: 'utf8' });
+    const last = execFileSync('pdftotext', ['-layout', '-f', String(pages), '-l', String(pages), join(dir, `general-ledger-${target}.pdf`), '-'], {
+      encoding: 'utf8',
+    });
     expectHeading(last, 'General ledger (Huvudbok)', pages);
     const bank = (await b.send('GET', `/reports/account-balances?${RANGE}`)).body.data.accounts.find((row: { account: string }) => row.account === '1930');
     const all = execFileSync('pdftotext', ['-layout', join(dir, `general-ledger-${target}.pdf`), '-'], { encoding: 'utf8' });

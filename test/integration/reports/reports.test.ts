@@ -48,17 +48,42 @@ describe.each(DB_TARGETS)('reports over the ledger (%s)', (target) => {
     const created = await b.createYear('2026-01-01');
     year2026 = created.body.data.id;
     // 2025, never closed: share capital, a sale and a cost.
-    await b.book('2025-03-01', [{ account: '1930', debit: 5_000_000 }, { account: '2081', credit: 5_000_000 }]);
-    await b.book('2025-06-15', [{ account: '1930', debit: 250_000 }, { account: '3001', credit: 200_000 }, { account: '2611', credit: 50_000 }]);
-    await b.book('2025-09-30', [{ account: '6110', debit: 80_000 }, { account: '2641', debit: 20_000 }, { account: '1930', credit: 100_000 }]);
+    await b.book('2025-03-01', [
+      { account: '1930', debit: 5_000_000 },
+      { account: '2081', credit: 5_000_000 },
+    ]);
+    await b.book('2025-06-15', [
+      { account: '1930', debit: 250_000 },
+      { account: '3001', credit: 200_000 },
+      { account: '2611', credit: 50_000 },
+    ]);
+    await b.book('2025-09-30', [
+      { account: '6110', debit: 80_000 },
+      { account: '2641', debit: 20_000 },
+      { account: '1930', credit: 100_000 },
+    ]);
     // January 2026: before the February range.
-    await b.book('2026-01-20', [{ account: '1510', debit: 125_000 }, { account: '3001', credit: 100_000 }, { account: '2611', credit: 25_000 }]);
+    await b.book('2026-01-20', [
+      { account: '1510', debit: 125_000 },
+      { account: '3001', credit: 100_000 },
+      { account: '2611', credit: 25_000 },
+    ]);
     for (let entry = 0; entry < ENTRIES; entry += 1) await b.book(entry < ENTRIES / 2 ? '2026-02-10' : '2026-02-11', collidingEntry(entry));
     // A reversal counts (both entries are committed); a draft does not.
-    const reversed = await b.book('2026-02-11', [{ account: '6110', debit: 777 }, { account: '1930', credit: 777 }]);
+    const reversed = await b.book('2026-02-11', [
+      { account: '6110', debit: 777 },
+      { account: '1930', credit: 777 },
+    ]);
     const reversal = await b.send('POST', `/journal-entries/${reversed.id}/reverse`, { date: '2026-02-12' });
     expect(reversal.status, reversal.text).toBe(201);
-    expect((await b.draft('2026-02-10', [{ account: '6110', debit: 99_999_999 }, { account: '1930', credit: 99_999_999 }])).status).toBe(201);
+    expect(
+      (
+        await b.draft('2026-02-10', [
+          { account: '6110', debit: 99_999_999 },
+          { account: '1930', credit: 99_999_999 },
+        ])
+      ).status,
+    ).toBe(201);
   });
   afterAll(async () => t?.close());
 
@@ -263,7 +288,13 @@ describe.each(DB_TARGETS)('reports over the ledger (%s)', (target) => {
 
     it('negotiates on Accept: JSON by default, PDF on request, 406 otherwise, Vary: Accept', async () => {
       const path = `/api/v1/companies/${tenant.companyId}/reports/trial-balance?${FEBRUARY}`;
-      for (const accept of ['*/*', 'application/json', 'application/*', 'text/html,application/xhtml+xml,*/*;q=0.8', 'application/pdf;q=0.5, application/json']) {
+      for (const accept of [
+        '*/*',
+        'application/json',
+        'application/*',
+        'text/html,application/xhtml+xml,*/*;q=0.8',
+        'application/pdf;q=0.5, application/json',
+      ]) {
         const response = await call(app, 'GET', path, { key: tenant.key, headers: { accept } });
         expect(response.headers.get('content-type'), accept).toMatch(/^application\/json/);
         expect(response.headers.get('vary')).toBe('Accept');
@@ -273,7 +304,10 @@ describe.each(DB_TARGETS)('reports over the ledger (%s)', (target) => {
       const refused = await call(app, 'GET', path, { key: tenant.key, headers: { accept: 'text/csv' } });
       expect(refused.status).toBe(406);
       expect(refused.body.error).toMatchObject({ code: 'NOT_ACCEPTABLE', valid_alternatives: ['application/json', 'application/pdf'] });
-      const sie = await call(app, 'GET', `/api/v1/companies/${tenant.companyId}/fiscal-years/${year2026}/sie`, { key: tenant.key, headers: { accept: 'application/json' } });
+      const sie = await call(app, 'GET', `/api/v1/companies/${tenant.companyId}/fiscal-years/${year2026}/sie`, {
+        key: tenant.key,
+        headers: { accept: 'application/json' },
+      });
       expect(sie.status).toBe(406);
       expect(sie.body.error.valid_alternatives).toEqual(['text/plain; charset=cp437']);
     });
@@ -293,24 +327,102 @@ describe.each(DB_TARGETS)('statement arithmetic after a realistic month (%s)', (
     b = books(app, tenant.key, tenant.companyId);
     expect((await b.createYear('2026-01-01')).status).toBe(201);
     const month: [string, LineInput[]][] = [
-      ['2026-03-01', [{ account: '1930', debit: 5_000_000 }, { account: '2081', credit: 5_000_000 }]], // share capital paid in
-      ['2026-03-03', [{ account: '1510', debit: 1_250_000 }, { account: '3001', credit: 1_000_000 }, { account: '2611', credit: 250_000 }]], // invoice, 25 % VAT
-      ['2026-03-05', [{ account: '1510', debit: 336_000 }, { account: '3002', credit: 300_000 }, { account: '2621', credit: 36_000 }]], // invoice, 12 % VAT
-      ['2026-03-08', [{ account: '4010', debit: 400_000 }, { account: '2641', debit: 100_000 }, { account: '2440', credit: 500_000 }]], // supplier invoice
-      ['2026-03-10', [{ account: '5010', debit: 1_200_000 }, { account: '2641', debit: 300_000 }, { account: '1930', credit: 1_500_000 }]], // rent, paid
-      ['2026-03-15', [{ account: '6110', debit: 40_000 }, { account: '2641', debit: 10_000 }, { account: '1930', credit: 50_000 }]], // supplies, paid
-      ['2026-03-20', [{ account: '1930', debit: 1_250_000 }, { account: '1510', credit: 1_250_000 }]], // customer pays
-      ['2026-03-22', [{ account: '2440', debit: 500_000 }, { account: '1930', credit: 500_000 }]], // supplier paid
-      ['2026-03-25', [{ account: '7210', debit: 3_000_000 }, { account: '2710', credit: 720_000 }, { account: '1930', credit: 2_280_000 }]], // salary, tax withheld
-      ['2026-03-25', [{ account: '7510', debit: 942_600 }, { account: '2730', credit: 942_600 }]], // employer contributions 31.42 %
-      ['2026-03-31', [{ account: '6570', debit: 12_500 }, { account: '1930', credit: 12_500 }]], // bank fee
-      ['2026-03-31', [{ account: '8410', debit: 4_200 }, { account: '1930', credit: 4_200 }]], // interest
+      [
+        '2026-03-01',
+        [
+          { account: '1930', debit: 5_000_000 },
+          { account: '2081', credit: 5_000_000 },
+        ],
+      ], // share capital paid in
+      [
+        '2026-03-03',
+        [
+          { account: '1510', debit: 1_250_000 },
+          { account: '3001', credit: 1_000_000 },
+          { account: '2611', credit: 250_000 },
+        ],
+      ], // invoice, 25 % VAT
+      [
+        '2026-03-05',
+        [
+          { account: '1510', debit: 336_000 },
+          { account: '3002', credit: 300_000 },
+          { account: '2621', credit: 36_000 },
+        ],
+      ], // invoice, 12 % VAT
+      [
+        '2026-03-08',
+        [
+          { account: '4010', debit: 400_000 },
+          { account: '2641', debit: 100_000 },
+          { account: '2440', credit: 500_000 },
+        ],
+      ], // supplier invoice
+      [
+        '2026-03-10',
+        [
+          { account: '5010', debit: 1_200_000 },
+          { account: '2641', debit: 300_000 },
+          { account: '1930', credit: 1_500_000 },
+        ],
+      ], // rent, paid
+      [
+        '2026-03-15',
+        [
+          { account: '6110', debit: 40_000 },
+          { account: '2641', debit: 10_000 },
+          { account: '1930', credit: 50_000 },
+        ],
+      ], // supplies, paid
+      [
+        '2026-03-20',
+        [
+          { account: '1930', debit: 1_250_000 },
+          { account: '1510', credit: 1_250_000 },
+        ],
+      ], // customer pays
+      [
+        '2026-03-22',
+        [
+          { account: '2440', debit: 500_000 },
+          { account: '1930', credit: 500_000 },
+        ],
+      ], // supplier paid
+      [
+        '2026-03-25',
+        [
+          { account: '7210', debit: 3_000_000 },
+          { account: '2710', credit: 720_000 },
+          { account: '1930', credit: 2_280_000 },
+        ],
+      ], // salary, tax withheld
+      [
+        '2026-03-25',
+        [
+          { account: '7510', debit: 942_600 },
+          { account: '2730', credit: 942_600 },
+        ],
+      ], // employer contributions 31.42 %
+      [
+        '2026-03-31',
+        [
+          { account: '6570', debit: 12_500 },
+          { account: '1930', credit: 12_500 },
+        ],
+      ], // bank fee
+      [
+        '2026-03-31',
+        [
+          { account: '8410', debit: 4_200 },
+          { account: '1930', credit: 4_200 },
+        ],
+      ], // interest
     ];
     for (const [date, lines] of month) await b.book(date, lines);
   });
   afterAll(async () => t?.close());
 
-  it('assets = equity + liabilities + result, and the result is the income statement\'s', async () => {
+  it("assets = equity + liabilities + result, and the result is the income statement's", async () => {
     const sheet = await b.send('GET', '/reports/balance-sheet?from=2026-03-01&to=2026-03-31');
     const income = await b.send('GET', '/reports/income-statement?from=2026-03-01&to=2026-03-31');
     expect(sheet.status, sheet.text).toBe(200);
@@ -333,8 +445,11 @@ describe.each(DB_TARGETS)('statement arithmetic after a realistic month (%s)', (
     expect(trial.body.data.totals.closing_balance).toBe(0);
   });
 
-  it('a later month opens with March\'s balances; result accounts keep running within the year', async () => {
-    await b.book('2026-04-02', [{ account: '1930', debit: 336_000 }, { account: '1510', credit: 336_000 }]);
+  it("a later month opens with March's balances; result accounts keep running within the year", async () => {
+    await b.book('2026-04-02', [
+      { account: '1930', debit: 336_000 },
+      { account: '1510', credit: 336_000 },
+    ]);
     const april = await b.send('GET', '/reports/account-balances?from=2026-04-01&to=2026-04-30');
     const march = await b.send('GET', '/reports/account-balances?from=2026-03-01&to=2026-03-31');
     const closing = new Map(march.body.data.accounts.map((row: { account: string; closing_balance: number }) => [row.account, row.closing_balance]));

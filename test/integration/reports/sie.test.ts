@@ -43,18 +43,55 @@ describe.each(DB_TARGETS)('SIE 4 export (%s)', (target) => {
     await b.createYear('2026-01-01');
     years = (await b.send('GET', '/fiscal-years')).body.data.fiscal_years;
     expect((await b.send('POST', '/accounts', { number: '3010', name: 'Försäljning "Éclair" \\ Öland' })).status).toBe(201);
-    await b.book('2025-02-01', [{ account: '1930', debit: 2_500_000 }, { account: '2081', credit: 2_500_000 }], { description: 'Aktiekapital insättning' });
-    await b.book('2025-05-05', [{ account: '1510', debit: 62_500 }, { account: '3010', credit: 50_000 }, { account: '2611', credit: 12_500 }]);
-    await b.book('2026-01-15', [{ account: '1930', debit: 62_500, description: 'Betalning från kund "Åhléns"' }, { account: '1510', credit: 62_500 }], {
-      description: 'Inbetalning Åhléns - faktura 1001',
-    });
-    const sale = await b.book('2026-02-03', [{ account: '1510', debit: 125_000 }, { account: '3010', credit: 100_000 }, { account: '2611', credit: 25_000 }], {
-      description: 'Försäljning Göteborg',
-    });
+    await b.book(
+      '2025-02-01',
+      [
+        { account: '1930', debit: 2_500_000 },
+        { account: '2081', credit: 2_500_000 },
+      ],
+      { description: 'Aktiekapital insättning' },
+    );
+    await b.book('2025-05-05', [
+      { account: '1510', debit: 62_500 },
+      { account: '3010', credit: 50_000 },
+      { account: '2611', credit: 12_500 },
+    ]);
+    await b.book(
+      '2026-01-15',
+      [
+        { account: '1930', debit: 62_500, description: 'Betalning från kund "Åhléns"' },
+        { account: '1510', credit: 62_500 },
+      ],
+      {
+        description: 'Inbetalning Åhléns - faktura 1001',
+      },
+    );
+    const sale = await b.book(
+      '2026-02-03',
+      [
+        { account: '1510', debit: 125_000 },
+        { account: '3010', credit: 100_000 },
+        { account: '2611', credit: 25_000 },
+      ],
+      {
+        description: 'Försäljning Göteborg',
+      },
+    );
     expect((await b.send('POST', `/journal-entries/${sale.id}/reverse`, { date: '2026-02-04' })).status).toBe(201);
-    await b.book('2026-03-01', [{ account: '6110', debit: 40_000 }, { account: '2641', debit: 10_000 }, { account: '1930', credit: 50_000 }], { series: 'B' });
+    await b.book(
+      '2026-03-01',
+      [
+        { account: '6110', debit: 40_000 },
+        { account: '2641', debit: 10_000 },
+        { account: '1930', credit: 50_000 },
+      ],
+      { series: 'B' },
+    );
     for (let seed = 0; seed < 3; seed += 1) await b.book('2026-04-10', longEntry(seed), { description: `Inköp ${seed}` });
-    await b.draft('2026-04-11', [{ account: '6110', debit: 1 }, { account: '1930', credit: 1 }]);
+    await b.draft('2026-04-11', [
+      { account: '6110', debit: 1 },
+      { account: '1930', credit: 1 },
+    ]);
 
     const year = years.find((y) => y.start_date === '2026-01-01')!;
     file = await download(app, `/api/v1/companies/${tenant.companyId}/fiscal-years/${year.id}/sie`, { key: tenant.key });
@@ -96,11 +133,15 @@ describe.each(DB_TARGETS)('SIE 4 export (%s)', (target) => {
   });
 
   it('balances (#IB, #UB, #RES for this year and the one before) equal the account balances report', async () => {
-    for (const [index, year] of [[0, years[1]!], [-1, years[0]!]] as const) {
+    for (const [index, year] of [
+      [0, years[1]!],
+      [-1, years[0]!],
+    ] as const) {
       const report = (await b.send('GET', `/reports/account-balances?fiscal_year_id=${year.id}`)).body.data.accounts;
       const expected: { kind: string; account: string; amount: number }[] = [];
       for (const row of report) {
-        if (row.account < '3') expected.push({ kind: 'IB', account: row.account, amount: row.opening_balance }, { kind: 'UB', account: row.account, amount: row.closing_balance });
+        if (row.account < '3')
+          expected.push({ kind: 'IB', account: row.account, amount: row.opening_balance }, { kind: 'UB', account: row.account, amount: row.closing_balance });
         else expected.push({ kind: 'RES', account: row.account, amount: row.closing_balance });
       }
       const exported = document.balances.filter((balance) => balance.yearIndex === index).map(({ kind, account, amount }) => ({ kind, account, amount }));

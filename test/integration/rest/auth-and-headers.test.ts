@@ -50,14 +50,7 @@ describe.each(DB_TARGETS)('authentication, headers and errors (%s)', (target) =>
     const userId = await makeUser(t.services.database.prisma);
     const revoked = await makeKey(t.services.database.prisma, userId);
     await revokeApiKey(t.services.database.prisma, revoked.id, new Date());
-    for (const authorization of [
-      undefined,
-      'Basic abc',
-      'Bearer',
-      'Bearer sk_test_short',
-      `Bearer sk_test_${'A'.repeat(32)}`,
-      `Bearer ${revoked.key}`,
-    ]) {
+    for (const authorization of [undefined, 'Basic abc', 'Bearer', 'Bearer sk_test_short', `Bearer sk_test_${'A'.repeat(32)}`, `Bearer ${revoked.key}`]) {
       const response = await call(app, 'GET', '/api/v1/companies', { headers: authorization ? { authorization } : {} });
       expect(response.status, authorization).toBe(401);
       expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
@@ -193,7 +186,11 @@ describe.each(DB_TARGETS)('authentication, headers and errors (%s)', (target) =>
     const response = await call(app, 'PATCH', `/api/v1/companies/${tenant.companyId}`, { key: tenant.key, body: { name: 'Audited AB' } });
     expect(response.status).toBe(200);
     const audit = response.body.meta.audit;
-    expect(audit).toMatchObject({ action: 'updateCompany', actor: { type: 'api_key', api_key_id: tenant.apiKeyId }, target: { type: 'company', id: tenant.companyId } });
+    expect(audit).toMatchObject({
+      action: 'updateCompany',
+      actor: { type: 'api_key', api_key_id: tenant.apiKeyId },
+      target: { type: 'company', id: tenant.companyId },
+    });
     const row = await t.services.database.prisma.auditLog.findUnique({ where: { id: audit.id } });
     expect(row).toMatchObject({ action: 'updateCompany', companyId: tenant.companyId, requestId: response.body.meta.request_id });
   });
@@ -205,7 +202,12 @@ describe.each(DB_TARGETS)('authentication, headers and errors (%s)', (target) =>
     await call(app, 'GET', '/api/v1/companies', { key: `sk_test_${'Q'.repeat(32)}`, headers: agent, remoteAddress: '2001:db8:abcd:12::1' });
     const narrow = await makeKey(t.services.database.prisma, tenant.userId, { scopes: ['events:read'] });
     await call(app, 'GET', '/api/v1/companies', { key: narrow.key, headers: agent, remoteAddress: '::ffff:192.0.2.9' });
-    await call(app, 'PATCH', '/api/v1/companies/00000000-0000-4000-8000-000000000000', { key: tenant.key, body: { name: 'x' }, headers: agent, remoteAddress: '300.1.1.1' });
+    await call(app, 'PATCH', '/api/v1/companies/00000000-0000-4000-8000-000000000000', {
+      key: tenant.key,
+      body: { name: 'x' },
+      headers: agent,
+      remoteAddress: '300.1.1.1',
+    });
     await call(app, 'PATCH', `/api/v1/companies/${tenant.companyId}`, { key: tenant.key, body: {}, headers: agent, remoteAddress: '10.9.8.7' });
     const denials = t.logs.lines.filter((line) => line.event === 'request_denied');
     expect(denials.map((d) => [d.reason, d.client])).toEqual([

@@ -48,7 +48,7 @@ describe.each(DB_TARGETS)('delivery expansions and delivery records (%s)', (targ
   });
   afterAll(async () => t?.close());
 
-  it('shows every delivery\'s event_id: the stored event, or the test delivery\'s own (the id its receiver sees)', async () => {
+  it("shows every delivery's event_id: the stored event, or the test delivery's own (the id its receiver sees)", async () => {
     const listed = await call(app, 'GET', deliveries(), { key: tenant.key });
     const byId = new Map(listed.body.data.deliveries.map((d: { id: string }) => [d.id, d]));
     const db = t.services.database.prisma;
@@ -59,7 +59,7 @@ describe.each(DB_TARGETS)('delivery expansions and delivery records (%s)', (targ
     expect(byId.get(testDeliveryId)).toMatchObject({ event_id: testPayload.id, test: true });
   });
 
-  it('makes a test delivery\'s object belong to the company its envelope names', async () => {
+  it("makes a test delivery's object belong to the company its envelope names", async () => {
     const db = t.services.database.prisma;
     const own = EventEnvelope.parse((await db.webhookDelivery.findUniqueOrThrow({ where: { id: testDeliveryId } })).payload);
     expect(own.company_id).toBe(tenant.companyId);

@@ -59,8 +59,7 @@ describe.each(DB_TARGETS)('events API (%s)', (target) => {
   afterAll(async () => t?.close());
 
   /** Creation order as the feed defines it: created_at, then id. */
-  const feedOrder = (events: typeof emitted): string[] =>
-    [...events].sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((e) => e.id);
+  const feedOrder = (events: typeof emitted): string[] => [...events].sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((e) => e.id);
 
   async function walk(key: string, limit: number, extra = ''): Promise<{ ids: string[]; lastCursor: string | null }> {
     const ids: string[] = [];

@@ -46,7 +46,12 @@ describe.each(DB_TARGETS)('hostile requests (%s)', (target) => {
       const response = await app.request(
         `/api/v1/companies/${tenant.companyId}`,
         // No Content-Length: the size is known only as the bytes arrive.
-        { method: 'PATCH', headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json' }, body: body.stream, duplex: 'half' } as RequestInit,
+        {
+          method: 'PATCH',
+          headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json' },
+          body: body.stream,
+          duplex: 'half',
+        } as RequestInit,
         { incoming: { socket: { remoteAddress: '203.0.113.9' } } } as never,
       );
       expect(response.status).toBe(413);
@@ -71,7 +76,13 @@ describe.each(DB_TARGETS)('hostile requests (%s)', (target) => {
       try {
         const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
           const req = httpRequest(
-            { host: '127.0.0.1', port, method: 'PATCH', path: `/api/v1/companies/${tenant.companyId}`, headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+            {
+              host: '127.0.0.1',
+              port,
+              method: 'PATCH',
+              path: `/api/v1/companies/${tenant.companyId}`,
+              headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+            },
             (res) => {
               let text = '';
               res.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -115,7 +126,10 @@ describe.each(DB_TARGETS)('hostile requests (%s)', (target) => {
       }
       // Generated from the registry: no operation's path answers 404/405 to its own method with a slash.
       for (const op of registry.operations) {
-        const path = `${fullPath(op).replace(/\{companyId\}/g, tenant.companyId).replace(/\{capabilityId\}/g, 'listCompanies').replace(/\{\w+\}/g, '00000000-0000-4000-8000-000000000000')}/`;
+        const path = `${fullPath(op)
+          .replace(/\{companyId\}/g, tenant.companyId)
+          .replace(/\{capabilityId\}/g, 'listCompanies')
+          .replace(/\{\w+\}/g, '00000000-0000-4000-8000-000000000000')}/`;
         const response = await call(app, op.method, path, { key: tenant.key });
         expect(response.status, `${op.id} ${path}: ${response.text}`).not.toBe(405);
         expect(response.body?.error?.message ?? '', op.id).not.toMatch(/No such route/);

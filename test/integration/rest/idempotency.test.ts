@@ -111,9 +111,7 @@ describe.each(DB_TARGETS)('idempotency (%s)', (target) => {
 
   it('answers concurrent duplicates with one write: the rest get 409 in progress or a replay', async () => {
     const before = await auditCount();
-    const responses = await Promise.all(
-      Array.from({ length: 20 }, () => patch(tenant.key, { name: 'Concurrent AB' }, 'concurrent-1')),
-    );
+    const responses = await Promise.all(Array.from({ length: 20 }, () => patch(tenant.key, { name: 'Concurrent AB' }, 'concurrent-1')));
     const statuses = responses.map((r) => r.status);
     expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
     const fresh = responses.filter((r) => r.status === 200 && r.headers.get('idempotent-replayed') === null);

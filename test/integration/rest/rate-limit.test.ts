@@ -25,9 +25,7 @@ describe.each(DB_TARGETS)('rate limit (%s)', (target) => {
   it(`allows exactly ${LIMIT} requests per key per window, then 429 with Retry-After: 60`, async () => {
     const tenant = await makeTenant(t.services.database.prisma);
     const key = await makeKey(t.services.database.prisma, tenant.userId, { rateLimitPerMinute: LIMIT });
-    const responses = await Promise.all(
-      Array.from({ length: LIMIT + 5 }, () => call(app, 'GET', '/api/v1/companies', { key: key.key })),
-    );
+    const responses = await Promise.all(Array.from({ length: LIMIT + 5 }, () => call(app, 'GET', '/api/v1/companies', { key: key.key })));
     expect(responses.filter((r) => r.status === 200)).toHaveLength(LIMIT);
     const limited = responses.filter((r) => r.status === 429);
     expect(limited).toHaveLength(5);
@@ -63,9 +61,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('rate limit shared by two app instances on 
     const appB = createApp(second, registry);
     const tenant = await makeTenant(t.services.database.prisma);
     const key = await makeKey(t.services.database.prisma, tenant.userId, { rateLimitPerMinute: LIMIT });
-    const responses = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => call(i % 2 === 0 ? appA : appB, 'GET', '/api/v1/companies', { key: key.key })),
-    );
+    const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => call(i % 2 === 0 ? appA : appB, 'GET', '/api/v1/companies', { key: key.key })));
     expect(responses.filter((r) => r.status === 200)).toHaveLength(LIMIT);
     expect(responses.filter((r) => r.status === 429)).toHaveLength(30 - LIMIT);
   });

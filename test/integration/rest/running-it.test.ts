@@ -76,7 +76,14 @@ describe.each(DB_TARGETS)('logs and health (%s)', (target) => {
     const outcomes = lines('delivery').slice(before);
     expect(outcomes).toHaveLength(2);
     const byWebhook = new Map(outcomes.map((line) => [line.webhook_id, line]));
-    expect(byWebhook.get(hook.id)).toMatchObject({ outcome: 'delivered', attempt: 1, response_status: 200, event_type: 'company.updated', company_id: h.tenant.companyId, next_attempt_at: null });
+    expect(byWebhook.get(hook.id)).toMatchObject({
+      outcome: 'delivered',
+      attempt: 1,
+      response_status: 200,
+      event_type: 'company.updated',
+      company_id: h.tenant.companyId,
+      next_attempt_at: null,
+    });
     expect(byWebhook.get(failing.id)).toMatchObject({ outcome: 'failed', attempt: 1, response_status: 503, next_attempt_at: expect.any(String) });
     expect(JSON.stringify(outcomes)).not.toContain(hook.secret);
 

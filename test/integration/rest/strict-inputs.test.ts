@@ -45,8 +45,7 @@ describe.each(DB_TARGETS)('strict inputs (%s)', (target) => {
 
   const db = () => t.services.database.prisma;
   const companyName = async () => (await db().company.findUniqueOrThrow({ where: { id: tenant.companyId } })).name;
-  const patchCompany = (query: string, body: unknown) =>
-    call(app, 'PATCH', `${BASE}/companies/${tenant.companyId}${query}`, { key: tenant.key, body });
+  const patchCompany = (query: string, body: unknown) => call(app, 'PATCH', `${BASE}/companies/${tenant.companyId}${query}`, { key: tenant.key, body });
   const createWebhook = (query: string, body: unknown) =>
     call(app, 'POST', `${BASE}/companies/${tenant.companyId}/webhooks${query}`, {
       key: tenant.key,

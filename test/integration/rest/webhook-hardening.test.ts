@@ -45,7 +45,11 @@ describe.each(DB_TARGETS)('webhook hardening (%s)', (target) => {
 
   const db = () => t.services.database.prisma;
   const create = async (who: Tenant, overrides: Record<string, unknown> = {}) => {
-    const response = await call(app, 'POST', `${BASE}/companies/${who.companyId}/webhooks`, { key: who.key, body: body(overrides), headers: { 'idempotency-key': randomUUID() } });
+    const response = await call(app, 'POST', `${BASE}/companies/${who.companyId}/webhooks`, {
+      key: who.key,
+      body: body(overrides),
+      headers: { 'idempotency-key': randomUUID() },
+    });
     expect(response.status, response.text).toBe(201);
     return response.body.data as { id: string; secret: string };
   };
@@ -53,40 +57,46 @@ describe.each(DB_TARGETS)('webhook hardening (%s)', (target) => {
   const finish = (id: string) => db().webhookDelivery.update({ where: { id }, data: { status: 'delivered', attempts: 1, responseStatus: 200 } });
 
   describe('payroll:read on every operation of a payroll webhook', () => {
-    it.each(['salary_run.booked', 'agi.submitted'])('a key without payroll:read cannot touch a %s webhook (403 required_scope payroll:read)', async (eventType) => {
-      const owner = await makeTenant(db());
-      const hook = await create(owner, { event_type: eventType, webhook_url: 'https://payroll.example.com/in' });
-      const test = await call(app, 'POST', `${BASE}/companies/${owner.companyId}/webhooks/${hook.id}/test`, { key: owner.key });
-      await finish(test.body.data.id);
-      const thief = await makeKey(db(), owner.userId, { scopes: SCOPES.filter((s) => s !== 'payroll:read') });
-      const path = `${BASE}/companies/${owner.companyId}/webhooks/${hook.id}`;
-      const attempts: [string, string, unknown?][] = [
-        ['GET', path],
-        ['PATCH', path, { webhook_url: 'https://attacker.example.com/steal' }],
-        ['PATCH', path, { active: false }],
-        ['PATCH', path, { active: true }],
-        ['DELETE', path],
-        ['POST', `${path}/test`],
-        ['GET', `${path}/deliveries`],
-        ['POST', `${BASE}/webhook-deliveries/${test.body.data.id}/retry`],
-        ['POST', `${path}/rotate-secret`, {}],
-        ['POST', `${path}/expire-previous-secret`],
-      ];
-      const before = await db().webhook.findUniqueOrThrow({ where: { id: hook.id } });
-      const deliveriesBefore = await db().webhookDelivery.count({ where: { webhookId: hook.id } });
-      for (const [method, url, payload] of attempts) {
-        const response = await call(app, method, url, { key: thief.key, body: payload, headers: { 'idempotency-key': randomUUID() } });
-        expect(response.status, `${method} ${url}`).toBe(403);
-        expect(response.body.error, `${method} ${url}`).toMatchObject({ code: 'INSUFFICIENT_SCOPE', required_scope: 'payroll:read' });
-      }
-      expect(await db().webhook.findUniqueOrThrow({ where: { id: hook.id } })).toEqual(before);
-      expect(await db().webhookDelivery.count({ where: { webhookId: hook.id } })).toBe(deliveriesBefore);
-      // Another company's payroll webhook still answers 404, not 403: nothing reveals it exists.
-      const stranger = await makeTenant(db(), SCOPES.filter((s) => s !== 'payroll:read'));
-      expect((await call(app, 'GET', `${BASE}/companies/${stranger.companyId}/webhooks/${hook.id}`, { key: stranger.key })).status).toBe(404);
-      // With payroll:read every one of them works.
-      expect((await call(app, 'GET', `${path}/deliveries`, { key: owner.key })).status).toBe(200);
-    });
+    it.each(['salary_run.booked', 'agi.submitted'])(
+      'a key without payroll:read cannot touch a %s webhook (403 required_scope payroll:read)',
+      async (eventType) => {
+        const owner = await makeTenant(db());
+        const hook = await create(owner, { event_type: eventType, webhook_url: 'https://payroll.example.com/in' });
+        const test = await call(app, 'POST', `${BASE}/companies/${owner.companyId}/webhooks/${hook.id}/test`, { key: owner.key });
+        await finish(test.body.data.id);
+        const thief = await makeKey(db(), owner.userId, { scopes: SCOPES.filter((s) => s !== 'payroll:read') });
+        const path = `${BASE}/companies/${owner.companyId}/webhooks/${hook.id}`;
+        const attempts: [string, string, unknown?][] = [
+          ['GET', path],
+          ['PATCH', path, { webhook_url: 'https://attacker.example.com/steal' }],
+          ['PATCH', path, { active: false }],
+          ['PATCH', path, { active: true }],
+          ['DELETE', path],
+          ['POST', `${path}/test`],
+          ['GET', `${path}/deliveries`],
+          ['POST', `${BASE}/webhook-deliveries/${test.body.data.id}/retry`],
+          ['POST', `${path}/rotate-secret`, {}],
+          ['POST', `${path}/expire-previous-secret`],
+        ];
+        const before = await db().webhook.findUniqueOrThrow({ where: { id: hook.id } });
+        const deliveriesBefore = await db().webhookDelivery.count({ where: { webhookId: hook.id } });
+        for (const [method, url, payload] of attempts) {
+          const response = await call(app, method, url, { key: thief.key, body: payload, headers: { 'idempotency-key': randomUUID() } });
+          expect(response.status, `${method} ${url}`).toBe(403);
+          expect(response.body.error, `${method} ${url}`).toMatchObject({ code: 'INSUFFICIENT_SCOPE', required_scope: 'payroll:read' });
+        }
+        expect(await db().webhook.findUniqueOrThrow({ where: { id: hook.id } })).toEqual(before);
+        expect(await db().webhookDelivery.count({ where: { webhookId: hook.id } })).toBe(deliveriesBefore);
+        // Another company's payroll webhook still answers 404, not 403: nothing reveals it exists.
+        const stranger = await makeTenant(
+          db(),
+          SCOPES.filter((s) => s !== 'payroll:read'),
+        );
+        expect((await call(app, 'GET', `${BASE}/companies/${stranger.companyId}/webhooks/${hook.id}`, { key: stranger.key })).status).toBe(404);
+        // With payroll:read every one of them works.
+        expect((await call(app, 'GET', `${path}/deliveries`, { key: owner.key })).status).toBe(200);
+      },
+    );
   });
 
   it('the 51st webhook of a company is refused', async () => {
@@ -94,7 +104,11 @@ describe.each(DB_TARGETS)('webhook hardening (%s)', (target) => {
     const full = await makeTenant(db());
     const existing = await db().webhook.count({ where: { companyId: full.companyId } });
     for (let i = existing; i < MAX_WEBHOOKS_PER_COMPANY; i++) await create(full, { name: `hook ${i}` });
-    const refused = await call(app, 'POST', `${BASE}/companies/${full.companyId}/webhooks`, { key: full.key, body: body({ name: 'one too many' }), headers: { 'idempotency-key': randomUUID() } });
+    const refused = await call(app, 'POST', `${BASE}/companies/${full.companyId}/webhooks`, {
+      key: full.key,
+      body: body({ name: 'one too many' }),
+      headers: { 'idempotency-key': randomUUID() },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'body', message: 'webhook limit reached' }] });
     expect(await db().webhook.count({ where: { companyId: full.companyId } })).toBe(MAX_WEBHOOKS_PER_COMPANY);
@@ -126,7 +140,12 @@ describe.each(DB_TARGETS)('webhook hardening (%s)', (target) => {
 
     it('create', async () => {
       await whileDnsHangs(
-        () => call(app, 'POST', `${BASE}/companies/${tenant.companyId}/webhooks`, { key: tenant.key, body: body({ webhook_url: 'https://create.held.example.com/h' }), headers: { 'idempotency-key': randomUUID() } }),
+        () =>
+          call(app, 'POST', `${BASE}/companies/${tenant.companyId}/webhooks`, {
+            key: tenant.key,
+            body: body({ webhook_url: 'https://create.held.example.com/h' }),
+            headers: { 'idempotency-key': randomUUID() },
+          }),
         201,
       );
     });
@@ -173,7 +192,11 @@ describe.each(DB_TARGETS)('webhook hardening (%s)', (target) => {
       for (let i = 0; i < 6; i++) ids.push((await call(app, 'POST', `${path}/test`, { key: tenant.key })).body.data.id);
       // Spread them over three days and mark some delivered, as the dispatcher would have.
       for (const [i, id] of ids.entries()) {
-        await db().$executeRawUnsafe(`UPDATE webhook_deliveries SET created_at = $2::timestamptz WHERE id = $1::uuid`, id, new Date(Date.UTC(2026, 10, 20 + Math.floor(i / 2), 12, i)));
+        await db().$executeRawUnsafe(
+          `UPDATE webhook_deliveries SET created_at = $2::timestamptz WHERE id = $1::uuid`,
+          id,
+          new Date(Date.UTC(2026, 10, 20 + Math.floor(i / 2), 12, i)),
+        );
         if (i % 2 === 0) await finish(id);
       }
       const list = async (query: string) => {
@@ -199,7 +222,12 @@ describe.each(DB_TARGETS)('webhook hardening (%s)', (target) => {
     it('refuses an unknown status, an unknown filter (a webhook has one event type) or a malformed instant with 400', async () => {
       const hook = await create(tenant);
       const path = `${BASE}/companies/${tenant.companyId}/webhooks/${hook.id}/deliveries`;
-      for (const [query, field] of [['status=lost', 'query.status'], ['event_type=nope', 'query.event_type'], ['created_gte=yesterday', 'query.created_gte'], ['created_lt=2026-13-45T99:99:99Z', 'query.created_lt']]) {
+      for (const [query, field] of [
+        ['status=lost', 'query.status'],
+        ['event_type=nope', 'query.event_type'],
+        ['created_gte=yesterday', 'query.created_gte'],
+        ['created_lt=2026-13-45T99:99:99Z', 'query.created_lt'],
+      ]) {
         const response = await call(app, 'GET', `${path}?${query}`, { key: tenant.key });
         expect(response.status, query).toBe(400);
         expect(response.body.error.details[0].path).toBe(field);
@@ -221,7 +249,11 @@ describe.skipIf(!POSTGRES_AVAILABLE)('concurrent writes on one webhook on Postgr
 
   const path = (id: string) => `${BASE}/companies/${tenant.companyId}/webhooks/${id}`;
   const create = async () => {
-    const response = await call(app, 'POST', `${BASE}/companies/${tenant.companyId}/webhooks`, { key: tenant.key, body: body(), headers: { 'idempotency-key': randomUUID() } });
+    const response = await call(app, 'POST', `${BASE}/companies/${tenant.companyId}/webhooks`, {
+      key: tenant.key,
+      body: body(),
+      headers: { 'idempotency-key': randomUUID() },
+    });
     return response.body.data.id as string;
   };
   const statuses = (responses: { status: number }[]) => responses.map((r) => r.status).sort();

@@ -131,7 +131,11 @@ describe.each(DB_TARGETS)('webhook endpoints (%s)', (target) => {
         ['POST', `/webhook-deliveries/${randomUUID()}/retry`],
       ];
       for (const [method, path] of routes) {
-        const response = await call(app, method, BASE + path, { key: narrow.key, body: method === 'PATCH' || method === 'POST' ? validBody() : undefined, headers: { 'idempotency-key': randomUUID() } });
+        const response = await call(app, method, BASE + path, {
+          key: narrow.key,
+          body: method === 'PATCH' || method === 'POST' ? validBody() : undefined,
+          headers: { 'idempotency-key': randomUUID() },
+        });
         expect(response.status, `${method} ${path}`).toBe(403);
         expect(response.body.error.required_scope).toBe('webhooks:manage');
       }
@@ -265,7 +269,7 @@ describe.each(DB_TARGETS)('webhook endpoints (%s)', (target) => {
       expect((await as(tenant.key).post(`/companies/${tenant.companyId}/webhooks/${randomUUID()}/test`)).status).toBe(404);
     });
 
-    it('lists a webhook\'s deliveries newest first with a working cursor', async () => {
+    it("lists a webhook's deliveries newest first with a working cursor", async () => {
       const hook = await createHook(tenant);
       const path = `/companies/${tenant.companyId}/webhooks/${hook.id}`;
       const ids: string[] = [];
@@ -358,7 +362,7 @@ describe.each(DB_TARGETS)('webhook endpoints (%s)', (target) => {
   });
 
   describe('tenancy', () => {
-    it('makes another company\'s webhook and deliveries invisible (404) on every route', async () => {
+    it("makes another company's webhook and deliveries invisible (404) on every route", async () => {
       const hook = await createHook(other);
       const delivery = (await as(other.key).post(`/companies/${other.companyId}/webhooks/${hook.id}/test`)).body.data;
       await finish(delivery.id, 'delivered');
@@ -433,7 +437,10 @@ describe.each(DB_TARGETS)('webhook endpoints (%s)', (target) => {
     await finish(test.body.data.id, 'delivered');
     await send('retry', 'POST', `/webhook-deliveries/${test.body.data.id}/retry`);
     await send('delete', 'DELETE', `${hooks}/${id}`);
-    expect(seen.every((r) => r.status < 300), seen.map((r) => `${r.label}: ${r.status}`).join(', ')).toBe(true);
+    expect(
+      seen.every((r) => r.status < 300),
+      seen.map((r) => `${r.label}: ${r.status}`).join(', '),
+    ).toBe(true);
 
     const creates = new Set(['create', 'create (replay)', 'create (dry run)']);
     for (const response of seen) {

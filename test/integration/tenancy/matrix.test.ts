@@ -58,7 +58,11 @@ function normalise(text: string, ids: readonly string[]): unknown {
   const strip = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(strip);
     if (value && typeof value === 'object') {
-      return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'request_id').map(([k, v]) => [k, strip(v)]));
+      return Object.fromEntries(
+        Object.entries(value)
+          .filter(([k]) => k !== 'request_id')
+          .map(([k, v]) => [k, strip(v)]),
+      );
     }
     return value;
   };
@@ -215,7 +219,18 @@ describe.each(DB_TARGETS)('tenancy matrix: another company gets 404 for every op
       const unknown = await send(op, twin, intruder.key);
       expect(unknown.status, `${op.id} unknown twin: ${unknown.text}`).toBe(404);
       const order = pathParamNames(op);
-      expect(normalise(foreign.text, order.map((n) => probe.params[n]!)), context).toEqual(normalise(unknown.text, order.map((n) => twin[n]!)));
+      expect(
+        normalise(
+          foreign.text,
+          order.map((n) => probe.params[n]!),
+        ),
+        context,
+      ).toEqual(
+        normalise(
+          unknown.text,
+          order.map((n) => twin[n]!),
+        ),
+      );
     }
   });
 

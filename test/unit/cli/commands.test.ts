@@ -43,7 +43,7 @@ const settings = { apiBase: 'http://api.test/api/v1', apiKey: 'sk_test_x', defau
 const noStdin = { readStdin: async () => '' };
 
 describe('CLI commands generated from the registry', () => {
-  it('is the package\'s bin', () => {
+  it("is the package's bin", () => {
     expect(packageJson.bin).toEqual({ [CLI_NAME]: 'bin/accounting.mjs' });
   });
 
@@ -68,7 +68,7 @@ describe('CLI commands generated from the registry', () => {
     expect(cliFlagName('event_type', 'body')).toBe('event-type');
   });
 
-  it('lists each operation\'s real command in its capability record', () => {
+  it("lists each operation's real command in its capability record", () => {
     for (const op of registry.operations) {
       expect(capabilityRecord(op).cliCommandRefs).toEqual(hasCliSurface(op) ? [cliCommandLine(op)] : []);
     }
@@ -119,7 +119,7 @@ describe('CLI commands generated from the registry', () => {
     },
   );
 
-  it('converts flag text to the field\'s JSON type, and leaves the rest for the API to judge', async () => {
+  it("converts flag text to the field's JSON type, and leaves the rest for the API to judge", async () => {
     const op = synthetic({
       body: z.object({
         count: z.number().int(),

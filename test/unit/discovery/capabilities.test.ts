@@ -20,7 +20,7 @@ describe('capability records', () => {
     expect(capabilityIdOf('getHealth')).toBe('accounting.get_health');
   });
 
-  it('map an operation\'s traits onto the record fields', () => {
+  it("map an operation's traits onto the record fields", () => {
     expect(capabilityRecord(base)).toEqual({
       capabilityId: 'accounting.update_company',
       source: 'local_mirror',
@@ -79,7 +79,9 @@ describe('capability records', () => {
       expect(CapabilityRecord.parse(record)).toEqual(record);
       expect(local.find(capabilityIdOf(op.id))).toBe(record);
       // The MCP tools really are called this: the records and the tool list agree.
-      const tools = op.surfaces.includes('mcp') ? VARIANTS.map((v) => new ToolIndex([op]).list({ variant: v, toolsets: [op.group], readOnly: false }, [...SCOPES]).tools[0]?.name) : [];
+      const tools = op.surfaces.includes('mcp')
+        ? VARIANTS.map((v) => new ToolIndex([op]).list({ variant: v, toolsets: [op.group], readOnly: false }, [...SCOPES]).tools[0]?.name)
+        : [];
       expect(record?.mcpToolRefs).toEqual(tools);
       for (const name of record?.mcpToolRefs ?? []) expect(local.find(name)).toBe(record);
     }

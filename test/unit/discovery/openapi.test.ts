@@ -28,7 +28,9 @@ describe('OpenAPI document', () => {
   });
 
   it('documents every registry operation and nothing else', () => {
-    const documented = Object.values(document.paths as Record<string, Record<string, { operationId: string }>>).flatMap((item) => Object.values(item).map((op) => op.operationId));
+    const documented = Object.values(document.paths as Record<string, Record<string, { operationId: string }>>).flatMap((item) =>
+      Object.values(item).map((op) => op.operationId),
+    );
     expect(documented.sort()).toEqual(operations.map((op) => op.id).sort());
     expect(registry.operations.every((op) => operationOf(op))).toBe(true);
   });
@@ -118,7 +120,7 @@ describe('OpenAPI document', () => {
     for (const code of errorsOf(op)) expect(Object.keys(responses[String(ERROR_CATALOG[code].status)].content['application/json'].examples)).toContain(code);
   });
 
-  it('shares one Error schema made from the error catalogue\'s ErrorBody', () => {
+  it("shares one Error schema made from the error catalogue's ErrorBody", () => {
     const components = document.components as { schemas: Record<string, unknown>; examples: Record<string, { value: unknown }> };
     expect(components.schemas.Error).toEqual(toJsonSchema(ErrorBody, 'output', 'Error').schema);
     for (const op of operations) {
@@ -148,8 +150,38 @@ describe('OpenAPI document', () => {
 const base = registry.byId('updateCompany')!;
 const { handler: _handler, ...described } = base;
 const synthetic: DescribedOperation[] = [
-  { ...described, id: 'deleteThing', method: 'DELETE', path: '/things/{id}', input: { params: z.object({ id: z.uuid() }) }, output: null, status: 204, sideEffects: ['delete'], examples: { params: { id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10' } } },
-  { ...described, id: 'downloadThing', method: 'GET', path: '/things/{id}/pdf', input: { params: z.object({ id: z.uuid() }) }, output: null, produces: [{ mediaType: 'application/pdf', render: async () => { throw new Error('not rendered here'); } }], status: 200, sideEffects: ['none'], dryRun: false, idempotencyKey: 'none', examples: {} },
+  {
+    ...described,
+    id: 'deleteThing',
+    method: 'DELETE',
+    path: '/things/{id}',
+    input: { params: z.object({ id: z.uuid() }) },
+    output: null,
+    status: 204,
+    sideEffects: ['delete'],
+    examples: { params: { id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10' } },
+  },
+  {
+    ...described,
+    id: 'downloadThing',
+    method: 'GET',
+    path: '/things/{id}/pdf',
+    input: { params: z.object({ id: z.uuid() }) },
+    output: null,
+    produces: [
+      {
+        mediaType: 'application/pdf',
+        render: async () => {
+          throw new Error('not rendered here');
+        },
+      },
+    ],
+    status: 200,
+    sideEffects: ['none'],
+    dryRun: false,
+    idempotencyKey: 'none',
+    examples: {},
+  },
 ];
 // Plain JSON, references resolved; `any` keeps the lookups short.
 const doc: any = await SwaggerParser.dereference(buildOpenApiDocument(synthetic, { publicBaseUrl: BASE }) as never);

@@ -35,7 +35,12 @@ describe('MCP token budget (o200k_base, serialised tools/list)', () => {
 
   it('measures with the real tokenizer and reports every rule broken', () => {
     expect(countTokens('hello world')).toBe(2);
-    const bloated = budgets.map((b) => ({ ...b, total: TOOL_LIST_TOKEN_LIMIT + 1, perTool: [{ name: 'fat.tool', tokens: TOOL_TOKEN_LIMIT + 1 }], longDescriptions: ['wordy.tool'] }));
+    const bloated = budgets.map((b) => ({
+      ...b,
+      total: TOOL_LIST_TOKEN_LIMIT + 1,
+      perTool: [{ name: 'fat.tool', tokens: TOOL_TOKEN_LIMIT + 1 }],
+      longDescriptions: ['wordy.tool'],
+    }));
     const problems = budgetProblems(bloated, { ...modes.discover, total: DISCOVER_TOKEN_LIMIT + 1 });
     expect(problems.some((p) => p.includes(`over the spec's ${TOOL_LIST_TOKEN_LIMIT}`))).toBe(true);
     expect(problems.filter((p) => p.startsWith('fat.tool'))).toHaveLength(2);

@@ -133,7 +133,7 @@ describe('tool compilation', () => {
     expect(tools.list(everything, ['companies:write', 'payroll:read'])).toBe(tools.list(everything, ['companies:write']));
   });
 
-  it('compiles every registry tool\'s argument validator (a pattern Ajv cannot compile fails here, not on a call)', () => {
+  it("compiles every registry tool's argument validator (a pattern Ajv cannot compile fails here, not on a call)", () => {
     for (const entry of compileTools(registry.operations, 'namespaced')) {
       try {
         entry.validate({});
@@ -171,18 +171,22 @@ describe('tool compilation', () => {
     };
     const wrong = thrown({ companyId: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10', id: 'x', name: 'n' });
     expect(wrong.code).toBe('VALIDATION_ERROR');
-    expect(wrong.details).toEqual(expect.arrayContaining([
-      { path: 'companyId', message: 'Unknown argument; did you mean company_id?' },
-      { path: 'id', message: 'Unknown argument.' },
-      { path: 'company_id', message: 'Required.' },
-      { path: 'thing_id', message: 'Required.' },
-    ]));
+    expect(wrong.details).toEqual(
+      expect.arrayContaining([
+        { path: 'companyId', message: 'Unknown argument; did you mean company_id?' },
+        { path: 'id', message: 'Unknown argument.' },
+        { path: 'company_id', message: 'Required.' },
+        { path: 'thing_id', message: 'Required.' },
+      ]),
+    );
     expect(wrong.validAlternatives).toEqual(['company_id', 'thing_id', 'name', 'size']);
     expect(wrong.message).toMatch(/This tool takes: company_id \(required\), thing_id \(required\), name \(required\), size\./);
     const badEnum = thrown({ company_id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10', thing_id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10', name: 'n', size: 'xl' });
     expect(badEnum.details).toEqual([{ path: 'size', message: expect.stringMatching(/allowed values/) }]);
     expect(badEnum.validAlternatives).toEqual(['s', 'm']);
-    expect(() => entry!.validate({ company_id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10', thing_id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10', name: 'n' })).not.toThrow();
+    expect(() =>
+      entry!.validate({ company_id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10', thing_id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10', name: 'n' }),
+    ).not.toThrow();
   });
 
   it('compacts JSON Schema without losing field names or data', () => {
