@@ -130,7 +130,7 @@ async function prepare(setup: Setup) {
     return { company: company.id, hook: hook.id };
   };
   const main = await hookFor('Bench AB');
-  for (const statement of BASELINE_CLAIM.split(/;\n(?=  CREATE FUNCTION)/)) await prisma.$executeRawUnsafe(statement);
+  for (const statement of BASELINE_CLAIM.split(/;\n(?= {2}CREATE FUNCTION)/)) await prisma.$executeRawUnsafe(statement);
   for (const claim of CLAIMS) await prisma.$executeRawUnsafe(claim.sql);
   await prisma.$executeRawUnsafe(
     `INSERT INTO webhook_deliveries (webhook_id, company_id, event_type, payload, status, attempts)

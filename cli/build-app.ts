@@ -1,7 +1,7 @@
-import type { Services } from '../domain/kernel/context.ts';
+import type { Services } from '../domain/context.ts';
 import { registry } from '../registry/index.ts';
 import { createApp } from '../rest/app.ts';
-import type { RouteModule } from '../registry/http/app-env.ts';
+import type { RouteModule } from '../http/app-env.ts';
 import { mcpRoutes } from '../mcp/http.ts';
 import { discoveryRoutes } from '../discovery/routes.ts';
 import { cronRoute } from '../dispatcher/cron-route.ts';

@@ -1,18 +1,14 @@
-import type { Services } from '../domain/kernel/context.ts';
+import type { Services } from '../domain/context.ts';
 import { buildOpenApiDocument } from '../discovery/openapi.ts';
 import { EVENTS_DOC, renderReferenceDocs } from '../discovery/reference-docs.ts';
 import { buildSkills, SKILL_FILE } from '../discovery/skills.ts';
 import type { McpContentSources, ResourceSource, SkillSource } from '../mcp/content.ts';
 import type { Operation } from '../registry/define-operation.ts';
 import { registry } from '../registry/index.ts';
+import { once } from '../domain/kernel/once.ts';
 
 /** Resource URIs: stable names, independent of where the server runs. */
 export const MCP_RESOURCE_URIS = { events: 'accounting://docs/event-types', openapi: 'accounting://openapi.json' } as const;
-
-const once = <T>(build: () => T): (() => T) => {
-  let value: { built: T } | undefined;
-  return () => (value ??= { built: build() }).built;
-};
 
 /**
  * What the MCP surface serves besides tools, from the same builders as the discovery surface: each

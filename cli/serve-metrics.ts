@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { Services } from '../domain/kernel/context.ts';
+import type { Services } from '../domain/context.ts';
 import { createMetrics, type Metrics } from '../ops/metrics.ts';
 import { METRICS_PATH, startMetricsServer } from '../ops/metrics-server.ts';
 import { startupStep } from './load-config.ts';

@@ -22,7 +22,7 @@ if (config.embedded || config.SEED_DEMO) {
   if (demo) {
     // Shown once: only the key's hash is stored.
     process.stdout.write(
-      [
+      `${[
         '',
         'Created a demo user, a sandbox company and a test API key (shown only now; keep it):',
         `  ${demo.key}`,
@@ -30,7 +30,7 @@ if (config.embedded || config.SEED_DEMO) {
         'Try:',
         `  curl -s -H "Authorization: Bearer ${demo.key}" ${config.PUBLIC_BASE_URL}/api/v1/companies`,
         '',
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
   }
 }

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { Services } from '../domain/kernel/context.ts';
+import type { Services } from '../domain/context.ts';
 import type { Worker } from '../dispatcher/worker.ts';
 
 export interface ShutdownTargets {

@@ -5,7 +5,7 @@ import { defaultPublicBaseUrl } from '../domain/kernel/config.ts';
 import { eventExample } from '../domain/events/catalog.ts';
 import { errorBody, type ErrorBody } from '../registry/error-catalog.ts';
 import type { AuditMeta } from '../domain/audit/append.ts';
-import type { ResponseMeta } from '../registry/http/envelope.ts';
+import type { ResponseMeta } from '../http/envelope.ts';
 import { answersJson, requestContentType, isPaginated, isWrite, pathParamNames, type DescribedOperation } from './operation-traits.ts';
 
 /**
@@ -13,7 +13,7 @@ import { answersJson, requestContentType, isPaginated, isWrite, pathParamNames, 
  * examples, wrapped the way the API really answers. One builder, so both print the same thing.
  */
 
-/** Shaped like a real id from rest/request-id.ts. */
+/** Shaped like a real id from http/request-id.ts. */
 export const SAMPLE_REQUEST_ID = 'req_Xk3q9Lr2VyB8nM1z';
 const SAMPLE_API_KEY_ID = '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a';
 const SAMPLE_AUDIT_ID = '0b7e4c1a-3d2f-4a6b-9c8d-7e5f4a3b2c1d';

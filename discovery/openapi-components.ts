@@ -156,7 +156,8 @@ const isRef = (node: JsonSchema): boolean => typeof node.$ref === 'string';
 export function shareSchemas(input: JsonSchema, named: readonly NamedSchema[]): JsonSchema {
   const document = structuredClone(input) as Document;
   document.components ??= {};
-  const schemas = (document.components.schemas ??= {});
+  document.components.schemas ??= {};
+  const schemas = document.components.schemas;
 
   // Shape key (with or without annotations) → component name; existing components keep theirs.
   const nameOf = new Map<string, string>();
@@ -266,8 +267,10 @@ export function shareSchemas(input: JsonSchema, named: readonly NamedSchema[]): 
  */
 export function shareParameters(input: JsonSchema): JsonSchema {
   const document = structuredClone(input) as Document;
-  const components = (document.components ??= {}) as Record<string, Record<string, JsonSchema>>;
-  const parameters = (components.parameters ??= {});
+  document.components ??= {};
+  const components = document.components as Record<string, Record<string, JsonSchema>>;
+  components.parameters ??= {};
+  const parameters = components.parameters;
   const lists: JsonSchema[][] = [];
   for (const section of ['paths', 'webhooks']) {
     for (const item of Object.values((document[section] ?? {}) as Record<string, Record<string, JsonSchema>>)) {

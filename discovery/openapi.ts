@@ -2,7 +2,7 @@ import { errorsByStatus } from '../registry/errors-of.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { API_VERSION } from '../domain/kernel/version.ts';
-import { EVENT_CATALOG, EVENT_TYPES, EventType, eventEnvelopeSchemaFor } from '../domain/kernel/events.ts';
+import { EVENT_CATALOG, EVENT_TYPES, EventType, eventEnvelopeSchemaFor } from '../domain/events/types.ts';
 import { Event } from '../domain/events/schemas.ts';
 import { Company } from '../domain/companies/schemas.ts';
 import { CreatedWebhook, Delivery, DeliveryAttempt, Webhook } from '../domain/webhooks/schemas.ts';
@@ -12,13 +12,14 @@ import { CapabilityRecord } from '../domain/capabilities/record.ts';
 import { shareParameters, shareSchemas, type NamedSchema } from './openapi-components.ts';
 import { ERROR_CODES, type ErrorCode } from '../domain/kernel/errors.ts';
 import { ERROR_CATALOG, ErrorBody } from '../registry/error-catalog.ts';
-import { IDEMPOTENCY_KEY_CHARS, IDEMPOTENCY_KEY_MAX } from '../registry/invoke.ts';
-import { ResponseMeta } from '../registry/http/envelope.ts';
+import { IDEMPOTENCY_KEY_CHARS, IDEMPOTENCY_KEY_MAX } from '../pipeline/invoke.ts';
+import { ResponseMeta } from '../http/envelope.ts';
 import { SIGNATURE_HEADER } from '../domain/webhooks/signature-header.ts';
 import { errorExample, eventExample, requestBodyExample, responseExample } from './examples.ts';
 import { EVENTS_TAG, groupInfo, groupsInUse } from './groups.ts';
 import { objectProperties, toJsonSchema, type JsonSchema, type SchemaIo } from './json-schema.ts';
 import { API_PREFIX, isPublic, isWrite, requestContentType, requiredScopes, responseMediaTypes, type DescribedOperation } from './operation-traits.ts';
+import { once } from '../domain/kernel/once.ts';
 
 /**
  * The OpenAPI 3.1 document (spec Endpoints 9-10), generated from the operation declarations and
@@ -40,10 +41,6 @@ export interface OpenApiOptions {
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 /** `journal_entry.committed` → `JournalEntryCommitted`. */
 const pascalCase = (text: string): string => text.replace(/(^|[._])([a-z])/g, (_match, _sep: string, letter: string) => letter.toUpperCase());
-const once = <T>(build: () => T): (() => T) => {
-  let value: { built: T } | undefined;
-  return () => (value ??= { built: build() }).built;
-};
 const BEARER = 'bearerAuth';
 
 const HEADERS = {
@@ -185,7 +182,9 @@ const namedSchemas = once((): NamedSchema[] => {
   const seen = new Set<string>();
   return entries.filter((entry) => {
     const key = JSON.stringify(entry.schema);
-    return seen.has(key) ? false : (seen.add(key), true);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
   });
 });
 

@@ -1,6 +1,6 @@
 import { errorsOf } from '../registry/errors-of.ts';
 import { API_VERSION } from '../domain/kernel/version.ts';
-import { EVENT_CATALOG, EVENT_TYPES, PAYROLL_SCOPE, type EventType } from '../domain/kernel/events.ts';
+import { EVENT_CATALOG, EVENT_TYPES, PAYROLL_SCOPE, type EventType } from '../domain/events/types.ts';
 import { ERROR_CODES } from '../domain/kernel/errors.ts';
 import { ERROR_CATALOG, docsUrlFor } from '../registry/error-catalog.ts';
 import {

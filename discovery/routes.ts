@@ -1,12 +1,12 @@
 import type { Context, Hono } from 'hono';
-import type { Services } from '../domain/kernel/context.ts';
+import type { Services } from '../domain/context.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
 import { registry as defaultRegistry } from '../registry/index.ts';
 import type { Registry } from '../registry/build-registry.ts';
-import type { RouteModule } from '../registry/http/app-env.ts';
-import { errorResponse } from '../registry/http/error-response.ts';
-import { securityHeaders } from '../registry/http/security-headers.ts';
-import type { AppEnv } from '../registry/http/app-env.ts';
+import type { RouteModule } from '../http/app-env.ts';
+import { errorResponse } from '../http/error-response.ts';
+import { securityHeaders } from '../http/security-headers.ts';
+import type { AppEnv } from '../http/app-env.ts';
 import { DISCOVERY_PATHS } from './discovery-paths.ts';
 import { loadScalarBundle, renderDocsPage } from './docs-page.ts';
 import { renderErrorsPage } from './errors-page.ts';
@@ -17,6 +17,7 @@ import { renderSecurityTxt } from './security-txt.ts';
 import { buildSkills, skillsIndexV1, skillsIndexV2 } from './skills.ts';
 import { renderCapabilityPage } from './capability-page.ts';
 import { CAPABILITY_DOCS_PREFIX, localCapabilities } from '../registry/capabilities.ts';
+import { once } from '../domain/kernel/once.ts';
 
 /**
  * The discovery surface as a RouteModule: /api/v1/openapi.json, /llms.txt, security.txt, the
@@ -33,11 +34,6 @@ const TEXT_TYPE = 'text/plain; charset=utf-8';
 const MARKDOWN_TYPE = 'text/markdown; charset=utf-8';
 /** Discovery files change only with a deploy; a short cache spares repeat fetches by agents. */
 const DISCOVERY_CACHE = 'public, max-age=300';
-
-const once = <T>(build: () => T): (() => T) => {
-  let value: { built: T } | undefined;
-  return () => (value ??= { built: build() }).built;
-};
 
 export function createDiscoveryRoutes(options: DiscoveryOptions = {}): RouteModule {
   return (app: Hono<AppEnv>, services: Services) => {

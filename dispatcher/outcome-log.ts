@@ -1,6 +1,6 @@
 import type pino from 'pino';
-import type { ClaimedDelivery } from './claim.ts';
-import type { AttemptRecord } from './record.ts';
+import type { ClaimedDelivery } from '../domain/webhooks/claim.ts';
+import type { AttemptRecord } from '../domain/webhooks/record-outcomes.ts';
 
 /**
  * One log line per delivery outcome, once it is recorded: which delivery, webhook and event, the

@@ -3,6 +3,7 @@
  * persists the outcome and, when asked, disables the webhook.
  */
 import { MAX_RETRY_DELAY_MS, nextAttemptDelayMs, withJitter, type Random } from './backoff.ts';
+import { EXHAUSTED_REASON_PREFIX } from '../domain/webhooks/retry-schedule.ts';
 
 export type AttemptResult =
   // The receiver answered (any status, incl. 3xx redirects, which are never followed), with its
@@ -24,8 +25,6 @@ export type Outcome =
 const HTTP_GONE = 410;
 const HTTP_SUCCESS_MIN = 200;
 const HTTP_SUCCESS_MAX = 299;
-
-export const EXHAUSTED_REASON_PREFIX = 'attempts_exhausted:';
 
 /** Answers whose Retry-After we honour: "slow down" (429) and "come back later" (503). */
 const RETRY_AFTER_STATUSES: ReadonlySet<number> = new Set([429, 503]);

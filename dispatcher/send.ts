@@ -10,9 +10,8 @@ import { checkWebhookUrl, type Resolver } from '../domain/webhooks/url-safety.ts
 import type { AttemptResult } from './outcome.ts';
 import { DEFAULT_USER_AGENT, deliveryHeaders } from './delivery-headers.ts';
 import { createTransport } from './transport.ts';
+import { REQUEST_TIMEOUT_MS } from '../domain/webhooks/retry-schedule.ts';
 
-/** Spec "Limits": outbound request timeout. */
-export const REQUEST_TIMEOUT_MS = 10_000;
 /** Spec "Limits": the dispatcher keeps this many bytes of the response body. */
 export const MAX_STORED_RESPONSE_BYTES = 4096;
 export { DEFAULT_USER_AGENT, DELIVERY_ID_HEADER, EVENT_ID_HEADER, EVENT_TYPE_HEADER } from './delivery-headers.ts';

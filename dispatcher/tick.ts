@@ -1,10 +1,10 @@
-import type { OperationContext, Services } from '../domain/kernel/context.ts';
-import { withTransaction } from '../domain/kernel/context.ts';
+import type { OperationContext, Services } from '../domain/context.ts';
+import { withTransaction } from '../domain/context.ts';
 import { applyHealthChanges, CONSECUTIVE_FAILURES, disableWebhookFor, healthChange, type HealthChange, type HealthSignal } from '../domain/webhooks/health.ts';
-import { claimDeliveries, CRON_BATCH_SIZE, type ClaimedDelivery } from './claim.ts';
+import { claimDeliveries, CRON_BATCH_SIZE, type ClaimedDelivery } from '../domain/webhooks/claim.ts';
 import { decideOutcome, type AttemptResult, type Outcome } from './outcome.ts';
-import { recordOutcomes, type AttemptRecord } from './record.ts';
-import { runMaintenance } from './recover.ts';
+import { recordOutcomes, type AttemptRecord } from '../domain/webhooks/record-outcomes.ts';
+import { runMaintenance } from '../domain/webhooks/recover-stuck.ts';
 import { classifyError, type Sender, type SendResult } from './send.ts';
 import { logOutcome } from './outcome-log.ts';
 
@@ -138,7 +138,7 @@ export async function recordBatch(services: Services, batch: SentBatch): Promise
         await disableWebhookFor(tx, webhookId, reason, lastError);
       }
     });
-  batch.attempts.forEach(({ row }, index) => logOutcome(services.logger, row, records[index]!));
+  for (const [index, { row }] of batch.attempts.entries()) logOutcome(services.logger, row, records[index]!);
   return summary;
 }
 

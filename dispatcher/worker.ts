@@ -1,17 +1,15 @@
 import { readFileSync } from 'node:fs';
-import type { Services } from '../domain/kernel/context.ts';
+import type { Services } from '../domain/context.ts';
 import { DELIVERY_CHANNEL } from '../domain/events/emit.ts';
-import { failureBackoffMs, keepListening } from '../domain/db/listen.ts';
+import { startClaimLoop } from '../domain/background/claim-loop.ts';
 import { processBatch, type BatchSummary, type OutcomeObserver } from './tick.ts';
-import { runMaintenance } from './recover.ts';
+import { runMaintenance } from '../domain/webhooks/recover-stuck.ts';
 import { createSender, type Sender } from './send.ts';
 
 // Rows become due later (backoff) without any notification, so look again this often anyway.
 const IDLE_POLL_MS = 1_000;
 // Stuck recovery runs at most this often in a continuous worker (each cron tick runs it too).
 const RECOVERY_INTERVAL_MS = 5_000;
-// A lane whose batches keep failing (database down) waits as a failing LISTEN does (1 s … 30 s).
-export { failureBackoffMs };
 // A batch spends most of its time waiting on the database or on receivers (profiled: ~40 %
 // idle with one lane, ~30 % with two), so more lanes claim and send while others wait; three
 // measured best on two cores (npm run bench).
@@ -48,85 +46,46 @@ export interface WorkerOptions {
 /**
  * Drains due deliveries continuously: full batches back to back, then sleeps until a new
  * delivery is notified (LISTEN/NOTIFY on PostgreSQL, PGlite's listen in embedded mode) or the
- * idle poll. Any number of workers (and lanes) may run at once: the claim never hands a row to
- * two, and every batch is still one claim, one outcome statement and at most one disable.
+ * idle poll (domain/background/claim-loop.ts). Any number of workers (and lanes) may run at once:
+ * the claim never hands a row to two, and every batch is still one claim, one outcome statement
+ * and at most one disable. Rows of a failed batch stay in_flight and are recovered after the
+ * stuck threshold.
  */
 export function startWorker(services: Services, options: WorkerOptions = {}): Worker {
   const sender = options.sender ?? senderFor(services);
   const batchSize = options.batchSize ?? services.config.WORKER_BATCH_SIZE;
   const totals: BatchSummary = { picked: 0, delivered: 0, failed: 0, dead: 0 };
-  let stopping = false;
-  // Each sleeping lane's wake-up; a notification wakes them all.
-  const sleepers = new Set<() => void>();
-  // A notification that arrives while a lane is busy must not be lost: count it.
-  let notifications = 0;
-  const notify = () => {
-    notifications++;
-    for (const wake of sleepers) wake();
-  };
   let lastRecovery = 0;
 
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        sleepers.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      sleepers.add(wake);
-    });
-
-  const lane = async () => {
-    let failures = 0;
-    while (!stopping) {
-      const seen = notifications;
-      let full = false;
-      try {
-        if (Date.now() - lastRecovery >= RECOVERY_INTERVAL_MS) {
-          lastRecovery = Date.now();
-          const recovered = await runMaintenance(services);
-          if (recovered > 0) options.onOutcomes?.({ delivered: 0, failed: 0, dead: 0, recovered });
-        }
-        const batch = await processBatch(services, sender, batchSize);
-        for (const key of Object.keys(totals) as (keyof BatchSummary)[]) totals[key] += batch[key];
-        if (batch.picked > 0) options.onOutcomes?.({ delivered: batch.delivered, failed: batch.failed, dead: batch.dead, recovered: 0 });
-        if (batch.picked > 0) services.logger.debug({ ...batch }, 'delivery batch');
-        full = batch.picked === batchSize;
-        failures = 0;
-      } catch (error) {
-        if (stopping) break;
-        // Rows of a failed batch stay in_flight and are recovered after the stuck threshold.
-        failures++;
-        const retryInMs = failureBackoffMs(failures);
-        services.logger.error({ err: error, failures, retry_in_ms: retryInMs }, 'delivery batch failed; retrying with backoff');
-        await sleep(retryInMs);
-        continue;
-      }
-      if (full || stopping || notifications !== seen) continue; // more may be waiting
-      await sleep(options.idlePollMs ?? IDLE_POLL_MS);
+  const round = async (): Promise<boolean> => {
+    if (Date.now() - lastRecovery >= RECOVERY_INTERVAL_MS) {
+      lastRecovery = Date.now();
+      const recovered = await runMaintenance(services);
+      if (recovered > 0) options.onOutcomes?.({ delivered: 0, failed: 0, dead: 0, recovered });
     }
+    const batch = await processBatch(services, sender, batchSize);
+    for (const key of Object.keys(totals) as (keyof BatchSummary)[]) totals[key] += batch[key];
+    if (batch.picked > 0) options.onOutcomes?.({ delivered: batch.delivered, failed: batch.failed, dead: batch.dead, recovered: 0 });
+    if (batch.picked > 0) services.logger.debug({ ...batch }, 'delivery batch');
+    return batch.picked === batchSize;
   };
 
-  // Never rejects: a LISTEN that cannot start is retried in the background (the lanes poll
-  // meanwhile), and shutdown failures are logged, so `npm start` cannot die of an unhandled rejection.
-  const done = (async () => {
-    services.loops.delivery += 1;
-    const listener = keepListening(services, DELIVERY_CHANNEL, 'delivery', notify);
-    try {
-      await Promise.all(Array.from({ length: options.lanes ?? DEFAULT_LANES }, lane));
-    } finally {
-      services.loops.delivery -= 1;
-      await listener.stop().catch((error: unknown) => services.logger.warn({ err: error }, 'delivery LISTEN did not close cleanly'));
-      if (!options.sender) await sender.close().catch((error: unknown) => services.logger.warn({ err: error }, 'sender did not close cleanly'));
-    }
-  })().catch((error: unknown) => services.logger.error({ err: error }, 'delivery worker stopped on an error'));
+  const loop = startClaimLoop(services, {
+    name: 'delivery',
+    channel: DELIVERY_CHANNEL,
+    lanes: options.lanes ?? DEFAULT_LANES,
+    idlePollMs: options.idlePollMs ?? IDLE_POLL_MS,
+    round,
+    failureMessage: 'delivery batch failed; retrying with backoff',
+  });
+  const done = loop.done.then(async () => {
+    if (!options.sender) await sender.close().catch((error: unknown) => services.logger.warn({ err: error }, 'sender did not close cleanly'));
+  });
   return {
     done,
     totals,
     stop: async () => {
-      stopping = true;
-      notify();
+      await loop.stop();
       await done;
     },
   };

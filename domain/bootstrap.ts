@@ -1,6 +1,6 @@
 import type pino from 'pino';
 import { ConfigError, type Config } from './kernel/config.ts';
-import type { Services } from './kernel/context.ts';
+import type { Services } from './context.ts';
 import { SecretBox } from './kernel/crypto.ts';
 import { createLogger, prettyLogs } from './kernel/logger.ts';
 import { openDatabase } from './db/client.ts';

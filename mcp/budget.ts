@@ -25,7 +25,10 @@ export const DISCOVER_TOKEN_LIMIT = 1_500;
 
 let encoder: Tiktoken | undefined;
 /** o200k_base, loaded on first use (its rank table is large). */
-export const countTokens = (text: string): number => (encoder ??= new Tiktoken(o200kBase)).encode(text).length;
+export const countTokens = (text: string): number => {
+  encoder ??= new Tiktoken(o200kBase);
+  return encoder.encode(text).length;
+};
 
 export interface ListBudget {
   /** `namespaced`, `flat`, `discover` or `dynamic`. */

@@ -20,9 +20,9 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Principal, Services } from '../domain/kernel/context.ts';
+import type { Principal, Services } from '../domain/context.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
-import { chargeRequest } from '../registry/rate-limit.ts';
+import { chargeRequest } from '../pipeline/rate-limit.ts';
 import { API_VERSION } from '../domain/kernel/version.ts';
 import type { Caller } from './call-tool.ts';
 import type { Connection } from './connection.ts';

@@ -1,12 +1,12 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Principal, Services } from '../domain/kernel/context.ts';
+import type { Principal, Services } from '../domain/context.ts';
 import { DomainError, type ErrorDetail } from '../domain/kernel/errors.ts';
 import { API_VERSION } from '../domain/kernel/version.ts';
-import { DRY_RUN_PARAM, fileTooLarge, invoke, type Invocation, type InvocationResult, type Upload } from '../registry/invoke.ts';
+import { DRY_RUN_PARAM, fileTooLarge, invoke, type Invocation, type InvocationResult, type Upload } from '../pipeline/invoke.ts';
 import type { FileContent, Operation } from '../registry/define-operation.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
 import { ERROR_CATALOG } from '../registry/error-catalog.ts';
-import type { RequestMetrics } from '../registry/http/request-metrics.ts';
+import type { RequestMetrics } from '../http/request-metrics.ts';
 import { mapCallError } from './map-error.ts';
 import { IDEMPOTENCY_ARG, NEXT_CURSOR_FIELD, REVEAL_SECRET_ARG, type ToolEntry } from './tools.ts';
 

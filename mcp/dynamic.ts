@@ -1,5 +1,5 @@
 import type { CallToolResult, ListToolsResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { DomainError } from '../domain/kernel/errors.ts';
+import type { DomainError } from '../domain/kernel/errors.ts';
 import type { Group } from '../registry/define-operation.ts';
 import type { ToolSurface } from './build-server.ts';
 import { callTool } from './call-tool.ts';

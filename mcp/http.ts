@@ -1,22 +1,22 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { admit, type Admission } from '../domain/apikeys/admit.ts';
-import type { Principal } from '../domain/kernel/context.ts';
+import type { Principal } from '../domain/context.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
 import { errorBody, errorHeaders } from '../registry/error-catalog.ts';
 import { registry } from '../registry/index.ts';
-import type { RouteModule } from '../registry/http/app-env.ts';
-import { readBearer } from '../registry/http/bearer.ts';
-import { MAX_BODY_BYTES } from '../registry/http/body-limit.ts';
-import { loggedHeader } from '../registry/http/logged-header.ts';
-import { assertWithinRateLimit } from '../registry/rate-limit.ts';
+import type { RouteModule } from '../http/app-env.ts';
+import { readBearer } from '../http/bearer.ts';
+import { MAX_BODY_BYTES } from '../registry/body-limit.ts';
+import { loggedHeader } from '../http/logged-header.ts';
+import { assertWithinRateLimit } from '../pipeline/rate-limit.ts';
 import { asProtocolError, buildServer, type HandlerExtra } from './build-server.ts';
 import type { Caller } from './call-tool.ts';
 import { connection, HTTP_MODES, resolveMode, type Connection, type Mode } from './connection.ts';
 import type { McpContentSources } from './content.ts';
-import { logMcpDenial, type DenialFacts, type McpDenialReason } from './denial-log.ts';
-import { SECURITY_HEADERS } from '../registry/http/security-headers.ts';
-import { NO_REQUEST_METRICS, OPERATION_LABELS, type RequestMetrics } from '../registry/http/request-metrics.ts';
+import { logDenial, type DenialFacts, type DenialReason } from '../http/denial-log.ts';
+import { SECURITY_HEADERS } from '../http/security-headers.ts';
+import { NO_REQUEST_METRICS, OPERATION_LABELS, type RequestMetrics } from '../http/request-metrics.ts';
 import { hostPolicy } from './dns-rebinding.ts';
 import { answerToolCall, loneToolCall, soleToolCall } from './direct-call.ts';
 import { readMcpPost, SharedJsonTransport, type PostError } from './json-transport.ts';
@@ -159,10 +159,10 @@ export const mcpRoutes =
         address: c.env?.incoming?.socket?.remoteAddress,
         userAgent: loggedHeader(c.req.header('user-agent')),
         apiKeyId,
-        transport: 'http',
+        mcp: { transport: 'http' },
       });
-      const deny = (reason: McpDenialReason, error?: DomainError, apiKeyId: string | null = null): void =>
-        logMcpDenial(services.logger, facts(apiKeyId), reason, error);
+      const deny = (reason: DenialReason, error?: DomainError, apiKeyId: string | null = null): void =>
+        logDenial(services.logger, facts(apiKeyId), reason, error);
 
       const host = c.req.header('host') ?? new URL(c.req.url).host;
       if (!policy.hostAllowed(host) || !policy.originAllowed(c.req.header('origin'))) {

@@ -1,9 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { Services } from '../domain/kernel/context.ts';
+import type { Services } from '../domain/context.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
 import { ERROR_CATALOG, errorBody } from '../registry/error-catalog.ts';
-import { unexpectedError } from '../registry/unexpected-error.ts';
+import { unexpectedError } from '../pipeline/unexpected-error.ts';
 
 /**
  * The catalogue decides: a `tool` error goes back to the model as an `isError` result whose text is

@@ -2,14 +2,14 @@ import type { Readable, Writable } from 'node:stream';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { authenticateKey } from '../domain/apikeys/keys.ts';
-import type { Services } from '../domain/kernel/context.ts';
+import type { Services } from '../domain/context.ts';
 import { registry } from '../registry/index.ts';
 import type { Group } from '../registry/define-operation.ts';
-import { newRequestId } from '../registry/request-id.ts';
+import { newRequestId } from '../pipeline/request-id.ts';
 import { buildServer, chargeCaller } from './build-server.ts';
 import { connection, type Mode } from './connection.ts';
 import type { McpContentSources } from './content.ts';
-import { logMcpDenial } from './denial-log.ts';
+import { logDenial, type DenialFacts } from '../http/denial-log.ts';
 import { ToolIndex } from './tools.ts';
 import type { Selection } from './toolsets.ts';
 
@@ -59,12 +59,12 @@ export async function serveStdio(options: StdioOptions): Promise<Server> {
     // Each call's admission in invoke() checks the key again, so revoking it takes effect at once.
     caller: async () => {
       const requestId = newRequestId();
-      const facts = { requestId, address: null, userAgent: null, apiKeyId: principal.apiKeyId, transport: 'stdio' as const };
+      const facts: DenialFacts = { requestId, address: null, userAgent: null, apiKeyId: principal.apiKeyId, mcp: { transport: 'stdio' } };
       return {
         services,
         principal,
         requestId,
-        onDenial: (kind, error) => logMcpDenial(services.logger, facts, kind, error),
+        onDenial: (kind, error) => logDenial(services.logger, facts, kind, error),
       };
     },
   });

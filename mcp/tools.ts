@@ -2,7 +2,7 @@ import type { ListToolsResult, Tool, ToolAnnotations } from '@modelcontextprotoc
 import { DomainError } from '../domain/kernel/errors.ts';
 import type { Scope } from '../domain/kernel/scopes.ts';
 import { requiredScopes, type Operation } from '../registry/define-operation.ts';
-import { DRY_RUN_PARAM } from '../registry/invoke.ts';
+import { DRY_RUN_PARAM } from '../pipeline/invoke.ts';
 import { argumentName, FILE_CONTENT_ARG, FILE_NAME_ARG, type ArgumentTarget } from './arguments.ts';
 import { boilerplateSentences, toolDescription } from './descriptions.ts';
 import { assignNames, VARIANTS, type Variant } from './naming.ts';

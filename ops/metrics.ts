@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from 'prom-client';
-import type { Services } from '../domain/kernel/context.ts';
+import type { Services } from '../domain/context.ts';
 import { readQueueGauges, DUE_COUNT_CAP, type QueueGauges } from '../domain/observability/queue-gauges.ts';
-import type { RequestMetrics } from '../registry/http/request-metrics.ts';
+import type { RequestMetrics } from '../http/request-metrics.ts';
 import type { OutcomeObserver } from '../dispatcher/tick.ts';
 import { LATENCY_BUCKETS, RequestStore } from './request-series.ts';
 

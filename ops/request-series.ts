@@ -1,4 +1,4 @@
-import type { RequestMetrics, RequestSeries, Surface } from '../registry/http/request-metrics.ts';
+import type { RequestMetrics, RequestSeries, Surface } from '../http/request-metrics.ts';
 
 /**
  * Request counts and latencies kept in plain numbers on the request path, turned into Prometheus

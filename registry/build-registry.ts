@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { ERROR_CATALOG } from './error-catalog.ts';
 import { BUILT_SURFACES, PIPELINE_ONLY_ERRORS, isPublic, isWrite, type Operation } from './define-operation.ts';
 import { JSON_MEDIA_TYPE, mediaEssence } from './media-types.ts';
-import { expansionProblems } from './expand.ts';
+import { expansionProblems } from './expand-parameter.ts';
 
 export interface Registry {
   readonly operations: readonly Operation[];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EXPAND_PARAM, expandParameter } from './expand-parameter.ts';
-import type { OperationContext } from '../domain/kernel/context.ts';
+import type { OperationContext } from '../domain/context.ts';
 import type { Scope } from '../domain/kernel/scopes.ts';
 import type { PaginationMeta } from '../domain/kernel/pagination.ts';
 import type { ErrorCode } from '../domain/kernel/errors.ts';
@@ -189,7 +189,7 @@ export interface OperationDefinition<
   pollWith?: string;
   /**
    * Related resources a caller may ask to have added (`expand`). Declaring them adds the documented
-   * `expand` query parameter (and so the tool argument); see registry/expand.ts.
+   * `expand` query parameter (and so the tool argument); see pipeline/expand.ts.
    */
   expand?: ExpandDeclaration;
   /** The audit target's type for writes (the id is taken from data.id or the path). */

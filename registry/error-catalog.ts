@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ERROR_CODES, type DomainError, type ErrorCode } from '../domain/kernel/errors.ts';
 import { RETRY_AFTER_SECONDS } from '../domain/ratelimit/window.ts';
 import { API_PREFIX } from './api-prefix.ts';
-import { MAX_BODY_TEXT } from './http/body-limit.ts';
+import { MAX_BODY_TEXT } from './body-limit.ts';
 import { DOCUMENT_CONTENT_TYPES } from '../domain/documents/content-type.ts';
 
 /** How long a caller should wait while the database is unreachable: a restart takes seconds. */

@@ -9,7 +9,7 @@ export type ErrorTraits = Pick<Operation, 'auth' | 'path' | 'input' | 'idempoten
 
 /**
  * The errors the shared pipeline itself answers for an operation, derived from its traits the way
- * registry/invoke.ts and the HTTP surface produce them: authentication (401, and 429 from the
+ * pipeline/invoke.ts and the HTTP surface produce them: authentication (401, and 429 from the
  * per-key rate limit), scope (403), an id in the path (404: a company the key cannot reach answers
  * exactly as an unknown one, and any other path id can be unknown), input (400 always — unknown or malformed parameters, a dry run where none is
  * supported — and 413/415 for a body), idempotency (400 when a key is required, 409/422 whenever

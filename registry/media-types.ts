@@ -1,11 +1,9 @@
-import { DomainError } from '../domain/kernel/errors.ts';
 import type { Operation } from './define-operation.ts';
 
 /**
- * Which representation of an operation's success response a caller gets: the JSON envelope, or
- * one of the binary media types the operation declares in `produces` (a report's PDF, an SIE
- * file, a document). One rule for every surface: REST passes its Accept header, other surfaces
- * (an MCP resource, the CLI) may name a media type the same way.
+ * The representations an operation declares for its success response: the JSON envelope, or the
+ * binary media types in `produces` (a report's PDF, an SIE file, a document). Choosing one for a
+ * request is the pipeline's job (pipeline/negotiate.ts).
  */
 
 export const JSON_MEDIA_TYPE = 'application/json';
@@ -22,71 +20,3 @@ export const offeredMediaTypes = (op: Pick<Operation, 'output' | 'produces' | 'b
   ...(op.binaryResponse ? op.binaryResponse.contentTypes : op.output ? [JSON_MEDIA_TYPE] : []),
   ...(op.produces ?? []).map((representation) => representation.mediaType),
 ];
-
-interface AcceptRange {
-  type: string;
-  subtype: string;
-  quality: number;
-}
-
-function parseAccept(header: string): AcceptRange[] {
-  const ranges: AcceptRange[] = [];
-  for (const part of header.split(',')) {
-    const [range, ...parameters] = part.split(';').map((piece) => piece.trim());
-    const [type, subtype] = (range ?? '').toLowerCase().split('/');
-    if (!type || !subtype) continue;
-    let quality = 1;
-    for (const parameter of parameters) {
-      const [name, value] = parameter.split('=').map((piece) => piece.trim());
-      if (name?.toLowerCase() === 'q') quality = /^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(value ?? '') ? Number(value) : -1;
-    }
-    // A malformed q makes the range unusable rather than guessing at it.
-    if (quality >= 0) ranges.push({ type, subtype, quality });
-  }
-  return ranges;
-}
-
-/**
- * RFC 9110 §12.5.1: each offer takes the quality of the most specific range matching it; the
- * offer with the highest quality above 0 wins, ties going to the operation's own order (so
- * `*\/*` and a missing header get the default). null when nothing offered is acceptable.
- */
-export function negotiate(offers: readonly string[], accept: string | undefined): string | null {
-  if (accept === undefined || accept.trim() === '') return offers[0] ?? null;
-  const ranges = parseAccept(accept);
-  let best: { offer: string; quality: number } | null = null;
-  for (const offer of offers) {
-    const [type, subtype] = mediaEssence(offer).split('/');
-    let specificity = -1;
-    let quality = 0;
-    for (const range of ranges) {
-      const rank =
-        range.type === '*' && range.subtype === '*'
-          ? 0
-          : range.type === type && range.subtype === '*'
-            ? 1
-            : range.type === type && range.subtype === subtype
-              ? 2
-              : -1;
-      if (rank > specificity) {
-        specificity = rank;
-        quality = range.quality;
-      }
-    }
-    if (quality > 0 && (best === null || quality > best.quality)) best = { offer, quality };
-  }
-  return best?.offer ?? null;
-}
-
-/** The representation to answer with, or 406 NOT_ACCEPTABLE naming the ones on offer. */
-export function chooseMediaType(op: Pick<Operation, 'id' | 'output' | 'produces'>, accept: string | undefined): string {
-  const offers = offeredMediaTypes(op);
-  const chosen = negotiate(offers, accept);
-  if (chosen === null) {
-    throw new DomainError('NOT_ACCEPTABLE', {
-      message: `${op.id} answers in ${offers.join(' or ')}; the Accept header allows none of them.`,
-      validAlternatives: offers,
-    });
-  }
-  return chosen;
-}

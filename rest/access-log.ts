@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type pino from 'pino';
-import type { AppEnv } from '../registry/http/app-env.ts';
-import { NO_REQUEST_METRICS, OPERATION_LABELS, type RequestMetrics } from '../registry/http/request-metrics.ts';
+import type { AppEnv } from '../http/app-env.ts';
+import { NO_REQUEST_METRICS, OPERATION_LABELS, type RequestMetrics } from '../http/request-metrics.ts';
 
 /** `/api/v1/companies/:companyId` → `/api/v1/companies/{companyId}`: the documented template. */
 const template = (routePath: string): string => routePath.replace(/:(\w+)/g, '{$1}');

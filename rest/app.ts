@@ -1,15 +1,15 @@
 import { Hono } from 'hono';
-import type { Services } from '../domain/kernel/context.ts';
+import type { Services } from '../domain/context.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
 import type { Registry } from '../registry/build-registry.ts';
 import { mountOperation, toHonoPath } from './mount-operation.ts';
-import { wrappedErrorResponse } from '../registry/http/error-response.ts';
-import { requestId } from './request-id.ts';
+import { wrappedErrorResponse } from '../http/error-response.ts';
+import { requestId } from '../http/request-id.ts';
 import { accessLog } from './access-log.ts';
-import type { AppEnv, RouteModule } from '../registry/http/app-env.ts';
+import type { AppEnv, RouteModule } from '../http/app-env.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
-import type { RequestMetrics } from '../registry/http/request-metrics.ts';
-import { unexpectedError } from '../registry/unexpected-error.ts';
+import type { RequestMetrics } from '../http/request-metrics.ts';
+import { unexpectedError } from '../pipeline/unexpected-error.ts';
 
 export interface AppOptions {
   /** Where answered requests are counted (ops/metrics.ts); none when metrics are off. */

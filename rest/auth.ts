@@ -1,9 +1,9 @@
 import type { Context } from 'hono';
-import type { Services } from '../domain/kernel/context.ts';
+import type { Services } from '../domain/context.ts';
 import { attributeKey } from '../domain/apikeys/keys.ts';
 import { admit, type Admission } from '../domain/apikeys/admit.ts';
-import type { AppEnv } from '../registry/http/app-env.ts';
-import { readBearer } from '../registry/http/bearer.ts';
+import type { AppEnv } from '../http/app-env.ts';
+import { readBearer } from '../http/bearer.ts';
 
 /**
  * Admits a protected request with the privileged identity: the key, its rate-limit count and

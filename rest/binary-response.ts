@@ -1,6 +1,6 @@
 import type { BinaryBody } from '../domain/kernel/binary-body.ts';
 import type { FileContent } from '../registry/define-operation.ts';
-import { wrappedHeaders } from '../registry/http/security-headers.ts';
+import { wrappedHeaders } from '../http/security-headers.ts';
 
 // RFC 5987 attr-char: what may stand unencoded in filename*.
 const ATTR_CHAR = /[A-Za-z0-9!#$&+\-.^_`|~]/;

@@ -1,23 +1,24 @@
 import type { Context, Hono } from 'hono';
-import type { Services } from '../domain/kernel/context.ts';
+import type { Services } from '../domain/context.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
 import type { Admission } from '../domain/apikeys/admit.ts';
-import { invoke } from '../registry/invoke.ts';
+import { invoke } from '../pipeline/invoke.ts';
 import { isPublic, isTenantScoped, type Operation } from '../registry/define-operation.ts';
 import { attributePublic, authenticate } from './auth.ts';
-import { logDenial } from './denial-log.ts';
-import { envelope } from '../registry/http/envelope.ts';
-import { wrappedErrorResponse } from '../registry/http/error-response.ts';
+import { logDenial, type DenialReason } from '../http/denial-log.ts';
+import { loggedHeader } from '../http/logged-header.ts';
+import { envelope } from '../http/envelope.ts';
+import { wrappedErrorResponse } from '../http/error-response.ts';
 import { readJsonBody } from './read-body.ts';
-import { wrappedHeaders, wrappedJson } from '../registry/http/security-headers.ts';
-import { newRequestId } from '../registry/request-id.ts';
-import type { AppEnv } from '../registry/http/app-env.ts';
+import { wrappedHeaders, wrappedJson } from '../http/security-headers.ts';
+import { newRequestId } from '../pipeline/request-id.ts';
+import type { AppEnv } from '../http/app-env.ts';
 import { binaryResponse, fileResponse } from './binary-response.ts';
 import { readUpload } from './read-upload.ts';
 import { logRequest } from './access-log.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
-import { NO_REQUEST_METRICS, type RequestMetrics } from '../registry/http/request-metrics.ts';
-import { unexpectedError } from '../registry/unexpected-error.ts';
+import { NO_REQUEST_METRICS, type RequestMetrics } from '../http/request-metrics.ts';
+import { unexpectedError } from '../pipeline/unexpected-error.ts';
 
 /** `/companies/{companyId}` → `/companies/:companyId` */
 export const toHonoPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
@@ -35,8 +36,20 @@ function queryOf(c: Context<AppEnv>): Record<string, string | string[]> {
  * Turns one registry entry into a Hono route running the shared pipeline. The handler is the
  * whole chain of an API request: it assigns the request id, admits the key (one round trip:
  * key, rate-limit count, tenancy of the path's company) and answers with the frozen wrapped
- * header set, never through `c.header()` (see registry/http/security-headers.ts).
+ * header set, never through `c.header()` (see http/security-headers.ts).
  */
+/** Logs a denied request with what REST knows of it. */
+function denied(services: Services, c: Context<AppEnv>, reason: DenialReason, error?: DomainError): void {
+  const facts = {
+    requestId: c.get('requestId'),
+    address: c.env?.incoming?.socket?.remoteAddress,
+    userAgent: loggedHeader(c.req.header('user-agent')),
+    apiKeyId: c.get('principal')?.apiKeyId ?? c.get('attributedApiKeyId') ?? null,
+    http: { method: c.req.method, path: c.req.path },
+  };
+  logDenial(services.logger, facts, reason, error);
+}
+
 export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operation, metrics: RequestMetrics = NO_REQUEST_METRICS): void {
   const tenantScoped = isTenantScoped(op);
   const takesBody = op.input.body !== undefined;
@@ -52,7 +65,7 @@ export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operat
       } else {
         const auth = await authenticate(services, c, tenantScoped ? (c.req.param('companyId') ?? '') : null);
         if (!auth.ok) {
-          logDenial(services, c, auth.reason);
+          denied(services, c, auth.reason);
           throw new DomainError('UNAUTHENTICATED', {
             message: auth.reason === 'missing_token' ? 'Missing bearer token.' : 'The API key is invalid or revoked.',
           });
@@ -73,7 +86,7 @@ export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operat
         ...(op.input.file && { loadUpload: () => readUpload(c, op) }),
         idempotencyKey: c.req.header('idempotency-key'),
         accept: c.req.header('accept'),
-        onDenial: (kind, error) => logDenial(services, c, kind, error),
+        onDenial: (kind, error) => denied(services, c, kind, error),
       });
       // The answer depends on Accept wherever there is more than one representation (caches must know).
       const extra = op.produces?.length ? (result.replayed ? REPLAYED_VARY : VARY) : result.replayed ? REPLAYED : undefined;

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { DomainError } from '../domain/kernel/errors.ts';
-import type { AppEnv } from '../registry/http/app-env.ts';
-import { MAX_BODY_BYTES } from '../registry/http/body-limit.ts';
+import type { AppEnv } from '../http/app-env.ts';
+import { MAX_BODY_BYTES } from '../registry/body-limit.ts';
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
 

@@ -3,8 +3,8 @@ import busboy from 'busboy';
 import type { Context } from 'hono';
 import { DomainError } from '../domain/kernel/errors.ts';
 import type { FileInput, Operation } from '../registry/define-operation.ts';
-import { fileTooLarge, type Upload } from '../registry/invoke.ts';
-import type { AppEnv } from '../registry/http/app-env.ts';
+import { fileTooLarge, type Upload } from '../pipeline/invoke.ts';
+import type { AppEnv } from '../http/app-env.ts';
 import { Spool } from './spool.ts';
 
 /**

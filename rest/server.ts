@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
-import type { AppEnv } from '../registry/http/app-env.ts';
+import type { AppEnv } from '../http/app-env.ts';
 
 /**
  * Listens on host:port and resolves once the socket is bound (port 0 picks a free one); a port

@@ -38,7 +38,7 @@ export class Spool {
   /** Resolves when the file takes more bytes, or can never take any again (never rejects: bytes() reports failures). */
   drained(): Promise<void> {
     const stream = this.disk?.stream;
-    if (!stream || !stream.writableNeedDrain) return Promise.resolve();
+    if (!stream?.writableNeedDrain) return Promise.resolve();
     return new Promise((resolve) => {
       const done = (): void => {
         for (const event of ['drain', 'close', 'error']) stream.off(event, done);

@@ -3,9 +3,9 @@ import type { Hono } from 'hono';
 import type { Db } from '../../domain/db/client.ts';
 import { createApiKey } from '../../domain/apikeys/keys.ts';
 import { SCOPES } from '../../domain/kernel/scopes.ts';
-import type { EventType } from '../../domain/kernel/events.ts';
+import type { EventType } from '../../domain/events/types.ts';
 import { createCompany, createMembership, createUser } from '../../domain/users/admin.ts';
-import type { AppEnv } from '../../registry/http/app-env.ts';
+import type { AppEnv } from '../../http/app-env.ts';
 import { call } from '../../test/helpers/http.ts';
 import { books, OFFICE_SUPPLIES } from '../../test/helpers/ledger.ts';
 

@@ -6,7 +6,7 @@
  */
 import { buildApp } from '../../cli/build-app.ts';
 import { createServices } from '../../domain/bootstrap.ts';
-import type { Services } from '../../domain/kernel/context.ts';
+import type { Services } from '../../domain/context.ts';
 import { loadConfig } from '../../domain/kernel/config.ts';
 import { createLogger } from '../../domain/kernel/logger.ts';
 import { createPostgresDatabase, TEST_ENCRYPTION_KEY, testResolver } from '../../test/helpers/db.ts';

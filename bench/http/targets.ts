@@ -22,14 +22,14 @@ import { z } from 'zod';
 import { API_VERSION } from '../../domain/kernel/version.ts';
 import { buildEventPayload, DELIVERY_CHANNEL } from '../../domain/events/emit.ts';
 import { ENTRY_SELECT, entryFields, type EntryRow } from '../../domain/ledger/entries.ts';
-import type { Services } from '../../domain/kernel/context.ts';
+import type { Services } from '../../domain/context.ts';
 import { buildRegistry } from '../../registry/build-registry.ts';
 import { defineOperation } from '../../registry/define-operation.ts';
 import { createApp } from '../../rest/app.ts';
 import { API_PREFIX } from '../../registry/api-prefix.ts';
 import { buildApp } from '../../cli/build-app.ts';
-import { newRequestId } from '../../registry/request-id.ts';
-import { wrappedJson } from '../../registry/http/security-headers.ts';
+import { newRequestId } from '../../pipeline/request-id.ts';
+import { wrappedJson } from '../../http/security-headers.ts';
 
 export const READ_PATH = `${API_PREFIX}/companies`;
 export const CHAIN_PATH = `${API_PREFIX}/bench/ping`;
@@ -204,7 +204,7 @@ async function rawCommit(pool: pg.Pool, authorization: string | undefined, compa
     const {
       rows: [draft],
     } = await client.query<{ status: string; series: string; period_id: string; fiscal_year_id: string }>(LOCK_SQL, [companyId, entryId]);
-    if (!draft || draft.status !== 'draft') {
+    if (draft?.status !== 'draft') {
       await client.query('ROLLBACK');
       return Response.json({ error: draft ? 'entry_not_draft' : 'not_found' }, { status: draft ? 409 : 404 });
     }
@@ -239,7 +239,7 @@ export function bareHonoApp(): Hono {
   return app;
 }
 
-/** The constant answered with our request id and frozen headers (rest/request-id.ts, rest/security-headers.ts). */
+/** The constant answered with our request id and frozen headers (http/request-id.ts, rest/security-headers.ts). */
 export function middlewareApp(): Hono {
   const app = new Hono();
   app.get(CHAIN_PATH, () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { deliveryHeaders } from '../../dispatcher/delivery-headers.ts';
-import { REQUEST_TIMEOUT_MS } from '../../dispatcher/send.ts';
+import { REQUEST_TIMEOUT_MS } from '../../domain/webhooks/retry-schedule.ts';
 import { generateWebhookSecret } from '../../domain/webhooks/secrets.ts';
 import { CLI_NAME } from '../../registry/cli-command.ts';
 import { CliError, EXIT, usageError } from './errors.ts';
@@ -50,7 +50,7 @@ export function listenHelp(): string {
     `Usage: ${CLI_NAME} listen --forward-to <url> [--events a,b] [--company <id>] [--secret <secret>] [--json]`,
     '',
     ...rows,
-    `  --json`.padEnd(24) + 'One JSON line per forwarded event on stdout (event id, type, receiver status).',
+    `${`  --json`.padEnd(24)}One JSON line per forwarded event on stdout (event id, type, receiver status).`,
     '',
     'It follows the events feed (events list) from the moment it starts; the receiver verifies the X-Service-Signature',
     'header with the secret printed at start (verifySignature in dispatcher/sign.ts). Needs a key with events:read.',

@@ -112,11 +112,11 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => Bool
 
 export async function buildRequest(spec: CommandSpec, input: CommandInput, settings: Settings, source: InputSource): Promise<BuiltRequest> {
   const { op } = spec;
-  const valueOf = (flag: FieldFlag): string[] | undefined => input.fields.get(flag.flag);
+  const valuesOf = (flag: FieldFlag): string[] | undefined => input.fields.get(flag.flag);
 
   let path = op.path;
   for (const flag of spec.flags.filter((f) => f.location === 'path')) {
-    const value = valueOf(flag)?.at(-1) ?? (flag.field === 'companyId' ? settings.defaultCompanyId : undefined);
+    const value = valuesOf(flag)?.at(-1) ?? (flag.field === 'companyId' ? settings.defaultCompanyId : undefined);
     if (value === undefined) {
       throw usageError(
         `Missing --${flag.flag}.`,
@@ -130,7 +130,7 @@ export async function buildRequest(spec: CommandSpec, input: CommandInput, setti
 
   const query: Record<string, string> = {};
   for (const flag of spec.flags.filter((f) => f.location === 'query')) {
-    const raw = valueOf(flag);
+    const raw = valuesOf(flag);
     if (raw !== undefined) query[flag.field] = flag.kind === 'list' ? raw.join(',') : raw.at(-1)!;
   }
   Object.assign(query, input.query);
@@ -149,17 +149,17 @@ export async function buildRequest(spec: CommandSpec, input: CommandInput, setti
   let json: unknown;
   if (spec.bodyMode !== 'none') {
     const base = input.data !== undefined ? await readData(input.data, source) : {};
-    const bodyFlags = spec.flags.filter((f) => f.location === 'body' && valueOf(f) !== undefined);
+    const bodyFlags = spec.flags.filter((f) => f.location === 'body' && valuesOf(f) !== undefined);
     if (bodyFlags.length > 0 && !isPlainObject(base)) throw usageError('Field flags need --data to be a JSON object.');
     if (spec.bodyMode === 'json') {
-      json = isPlainObject(base) ? { ...base, ...Object.fromEntries(bodyFlags.map((f) => [f.field, bodyValue(f, valueOf(f)!)])) } : base;
+      json = isPlainObject(base) ? { ...base, ...Object.fromEntries(bodyFlags.map((f) => [f.field, bodyValue(f, valuesOf(f)!)])) } : base;
       body = JSON.stringify(json);
       headers['content-type'] = 'application/json';
     } else {
       const form = new FormData();
       for (const [field, value] of Object.entries(isPlainObject(base) ? base : {})) form.set(field, typeof value === 'string' ? value : JSON.stringify(value));
       for (const flag of bodyFlags) {
-        const raw = valueOf(flag)!.at(-1)!;
+        const raw = valuesOf(flag)!.at(-1)!;
         if (flag.kind === 'file') {
           const { blob, name } = await fileBlob(raw);
           form.set(flag.field, blob, name);

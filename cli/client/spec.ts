@@ -102,7 +102,7 @@ function kindOf(property: JsonSchema, defs: Record<string, JsonSchema>): Pick<Fi
   }
   const format = typeof schema.format === 'string' ? schema.format : undefined;
   const values = Array.isArray(schema.enum) ? schema.enum : 'const' in schema ? [schema.const] : undefined;
-  if (values && values.every((value) => typeof value === 'string')) {
+  if (values?.every((value) => typeof value === 'string')) {
     return { kind: 'string', nullable, enumValues: values as string[] };
   }
   if (type === 'string' && format === 'binary') return { kind: 'file', nullable };

@@ -1,5 +1,5 @@
 import type { SqlClient } from '../db/sql.ts';
-import type { Principal } from '../kernel/context.ts';
+import type { Principal } from '../context.ts';
 import { sha256Hex } from '../kernel/crypto.ts';
 import { rateLimitWindowStart } from '../ratelimit/window.ts';
 import { KEY_PATTERN } from './keys.ts';

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../db/client.ts';
-import type { Principal } from '../kernel/context.ts';
+import type { Principal } from '../context.ts';
 import { sha256Hex } from '../kernel/crypto.ts';
 import { Scope } from '../kernel/scopes.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { OperationContext } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
 
 /** The `meta.audit` block returned by every write. */
 export const AuditMeta = z.object({

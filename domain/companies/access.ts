@@ -1,5 +1,5 @@
-import type { OperationContext } from '../kernel/context.ts';
-import { requireActor } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
+import { requireActor } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 
 /** One message for every way of not reaching a company, so a denial never reveals existence. */

@@ -1,5 +1,5 @@
-import type { OperationContext } from '../kernel/context.ts';
-import { requireScope } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
+import { requireScope } from '../context.ts';
 import { companyNotFound } from './access.ts';
 import { toCompany, type Company } from './schemas.ts';
 

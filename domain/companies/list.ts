@@ -1,5 +1,5 @@
-import type { OperationContext } from '../kernel/context.ts';
-import { readRows, requireScope } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
+import { readRows, requireScope } from '../context.ts';
 import { decodeCursor, encodeCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery, keysetPage } from '../kernel/pagination.ts';
 import type { CompanyListItem } from './schemas.ts';
 

@@ -1,5 +1,5 @@
-import type { OperationContext } from '../kernel/context.ts';
-import { requireScope, withTransaction } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
+import { requireScope, withTransaction } from '../context.ts';
 import { emitEvent, previousAttributes } from '../events/emit.ts';
 import { companyNotFound } from './access.ts';
 import { toCompany, type Company, type CompanyUpdateBody } from './schemas.ts';

@@ -1,4 +1,4 @@
-import type { OperationContext } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
 
 /**
  * The bytes of a company's documents, one row per (company, SHA-256): uploading a file twice

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { PrismaSql as Prisma } from '../db/client.ts';
 import { CHECK_VIOLATION, sqlState } from '../db/errors.ts';
-import type { OperationContext } from '../kernel/context.ts';
-import { requireScope, withTransaction } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
+import { requireScope, withTransaction } from '../context.ts';
 import { sha256Hex } from '../kernel/crypto.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type PaginationMeta, keysetPage } from '../kernel/pagination.ts';

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { EVENT_CATALOG, EVENT_TYPES, EventType, PAYROLL_SCOPE, eventEnvelopeSchemaFor } from '../kernel/events.ts';
+import { EVENT_CATALOG, EVENT_TYPES, EventType, PAYROLL_SCOPE, eventEnvelopeSchemaFor } from './types.ts';
 import { Scope } from '../kernel/scopes.ts';
 import { API_VERSION } from '../kernel/version.ts';
 
 /**
  * The event-type catalogue as callers read it (listEventTypes): per type its JSON Schema, an
  * example delivery, the scopes that receive it and whether it carries personal data. Derived
- * from domain/kernel/events.ts only, so it cannot drift from what emitEvent checks.
+ * from domain/events/types.ts only, so it cannot drift from what emitEvent checks.
  */
 
 /** Receiving through a webhook needs the webhook scope; reading the feed needs events:read. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { OperationContext } from '../kernel/context.ts';
-import { withTransaction } from '../kernel/context.ts';
-import { EVENT_CATALOG, type EventType } from '../kernel/events.ts';
+import type { OperationContext } from '../context.ts';
+import { withTransaction } from '../context.ts';
+import { EVENT_CATALOG, type EventType } from './types.ts';
 import { API_VERSION } from '../kernel/version.ts';
 
 /** Channel the delivery workers LISTEN on; notified at commit when deliveries were queued. */

@@ -1,7 +1,7 @@
-import type { OperationContext } from '../kernel/context.ts';
-import { requireScope } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
+import { requireScope } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
-import { EVENT_TYPES, PAYROLL_SCOPE, isPayrollEventType } from '../kernel/events.ts';
+import { EVENT_TYPES, PAYROLL_SCOPE, isPayrollEventType } from './types.ts';
 import { decodeCursor, encodeCursor, keysetTimestampSql, type PaginationMeta } from '../kernel/pagination.ts';
 import { hasScope } from '../kernel/scopes.ts';
 import { Event, type ListEventsQuery } from './schemas.ts';

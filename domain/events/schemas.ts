@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AnyEventEnvelope, EVENT_TYPES, EventType } from '../kernel/events.ts';
+import { AnyEventEnvelope, EVENT_TYPES, EventType } from './types.ts';
 import { PaginationQuery } from '../kernel/pagination.ts';
 
 export const EventId = z.uuid().describe("Event id (uuid), from the events list or a delivery's X-Service-Event-Id header.");

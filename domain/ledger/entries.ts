@@ -1,6 +1,6 @@
 import { PrismaSql as Prisma } from '../db/client.ts';
-import type { OperationContext } from '../kernel/context.ts';
-import { readRows, requireActor, requireScope, withTransaction } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
+import { readRows, requireActor, requireScope, withTransaction } from '../context.ts';
 import { DomainError, type ErrorDetail } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery, keysetPage } from '../kernel/pagination.ts';

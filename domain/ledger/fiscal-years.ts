@@ -1,9 +1,9 @@
 import type { Db } from '../db/client.ts';
-import type { OperationContext } from '../kernel/context.ts';
-import { requireScope, withTransaction } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
+import { requireScope, withTransaction } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { addDays, addMonths, isFirstOfMonth, isLastOfMonth, lastDayOfMonth, monthsSpanned } from './calendar.ts';
-import { FiscalYear, fromSqlDate, toSqlDate, type FiscalYearCreateBody } from './schemas.ts';
+import { type FiscalYear, fromSqlDate, toSqlDate, type FiscalYearCreateBody } from './schemas.ts';
 
 /** Bokföringslagen 3 kap.: a fiscal year is normally 12 months, at most 18 when changed. */
 export const MIN_FISCAL_YEAR_MONTHS = 1;

@@ -1,8 +1,8 @@
-import type { OperationContext } from '../kernel/context.ts';
-import { requireScope, withTransaction } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
+import { requireScope, withTransaction } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
-import { Period, fromSqlDate, type PeriodListQuery } from './schemas.ts';
+import { type Period, fromSqlDate, type PeriodListQuery } from './schemas.ts';
 
 interface PeriodRow {
   id: string;

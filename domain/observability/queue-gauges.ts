@@ -1,4 +1,4 @@
-import type { Services } from '../kernel/context.ts';
+import type { Services } from '../context.ts';
 
 /** The backlog as a metrics scrape reports it: webhook deliveries and operations waiting or running. */
 export interface QueueGauges {

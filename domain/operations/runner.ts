@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Principal, Services, OperationContext } from '../kernel/context.ts';
-import { withTransaction } from '../kernel/context.ts';
+import type { Principal, Services, OperationContext } from '../context.ts';
+import { withTransaction } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
-import { keepListening } from '../db/listen.ts';
+import { startClaimLoop, type ClaimLoop } from '../background/claim-loop.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
 import { OPERATIONS_CHANNEL, toOperation, type OperationRow } from './store.ts';
 import type { OperationKind } from './schemas.ts';
@@ -230,62 +230,24 @@ export function createOperationRunner(services: Services, options: RunnerOptions
     return true;
   }
 
-  let stopping = false;
-  let wake: (() => void) | null = null;
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        wake = null;
-        resolve();
-      }, ms);
-      wake = () => {
-        clearTimeout(timer);
-        wake = null;
-        resolve();
-      };
-    });
-
-  const loop = async (): Promise<void> => {
-    services.loops.operations += 1;
-    try {
-      await claimLoop();
-    } finally {
-      services.loops.operations -= 1;
-    }
-  };
-  const claimLoop = async (): Promise<void> => {
-    let failures = 0;
-    // Set up again by itself after the database restarts; the idle poll covers any gap.
-    const listener = keepListening(services, OPERATIONS_CHANNEL, 'operations', () => wake?.());
-    while (!stopping) {
-      try {
-        const ran = await runOnce();
-        failures = 0;
-        if (!ran) await sleep(options.idlePollMs ?? IDLE_POLL_MS);
-      } catch (error) {
-        // The database may be restarting: log, back off, try again; never crash the process.
-        failures++;
-        services.logger.error({ err: error }, 'operation runner: claim failed; retrying');
-        await sleep(Math.min(30_000, 500 * 2 ** Math.min(failures, 6)));
-      }
-    }
-    await listener.stop().catch(() => undefined);
-  };
-
-  let done: Promise<void> = Promise.resolve();
+  let loop: ClaimLoop | null = null;
   const runner: Runner = {
     holder,
     runOnce,
     stop: async () => {
-      stopping = true;
-      wake?.();
-      await done;
+      await loop?.stop();
     },
     start: () => {
-      done = loop();
+      loop = startClaimLoop(services, {
+        name: 'operations',
+        channel: OPERATIONS_CHANNEL,
+        idlePollMs: options.idlePollMs ?? IDLE_POLL_MS,
+        round: runOnce,
+        failureMessage: 'operation runner: claim failed; retrying',
+      });
     },
     get done() {
-      return done;
+      return loop?.done ?? Promise.resolve();
     },
   };
   return runner;

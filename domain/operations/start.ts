@@ -1,4 +1,4 @@
-import type { Services } from '../kernel/context.ts';
+import type { Services } from '../context.ts';
 import { createOperationRunner, type Runner, type RunnerOptions } from './runner.ts';
 import { OPERATION_KIND_RUNNERS } from './kinds/index.ts';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { OperationContext } from '../kernel/context.ts';
-import { requireScope, withTransaction } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
+import { requireScope, withTransaction } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery, keysetPage } from '../kernel/pagination.ts';

@@ -1,5 +1,5 @@
-import type { OperationContext } from '../kernel/context.ts';
-import { requireScope, withTransaction } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
+import { requireScope, withTransaction } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery, keysetPage } from '../kernel/pagination.ts';
 import { fromSqlDate, toSqlDate } from '../ledger/schemas.ts';

@@ -1,5 +1,5 @@
-import type { OperationContext } from '../kernel/context.ts';
-import { requireScope, withTransaction } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
+import { requireScope, withTransaction } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
 import { isUniqueViolation } from '../db/errors.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { OperationContext } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
 import { API_VERSION } from '../kernel/version.ts';
 
 export const Health = z.object({

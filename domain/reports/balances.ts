@@ -1,4 +1,4 @@
-import type { OperationContext } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
 import type { ReportPeriod } from './schemas.ts';
 
 /** Per account, in öre: the exact sums as SQL computed them (bigint, never floats). */

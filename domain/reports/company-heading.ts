@@ -1,4 +1,4 @@
-import type { OperationContext } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
 import { companyNotFound } from '../companies/access.ts';
 
 /** What a printed report or an export names the company by. */

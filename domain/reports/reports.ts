@@ -1,6 +1,6 @@
 import type { BinaryBody } from '../kernel/binary-body.ts';
-import type { OperationContext } from '../kernel/context.ts';
-import { requireScope } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
+import { requireScope } from '../context.ts';
 import { companyHeading, type CompanyHeading } from './company-heading.ts';
 import type { PaginationMeta } from '../kernel/pagination.ts';
 import { accountBalances, closingOf, resultBeforeYear } from './balances.ts';

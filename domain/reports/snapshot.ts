@@ -1,5 +1,5 @@
 import { TRANSACTION_OPTIONS } from '../db/client.ts';
-import type { OperationContext } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
 import { byteChannel, type ByteSink } from './byte-stream.ts';
 
 /**

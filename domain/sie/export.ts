@@ -1,7 +1,7 @@
 import { PrismaSql as Prisma } from '../db/client.ts';
 import type { BinaryBody } from '../kernel/binary-body.ts';
-import type { OperationContext } from '../kernel/context.ts';
-import { requireScope } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
+import { requireScope } from '../context.ts';
 import { API_VERSION } from '../kernel/version.ts';
 import { addDays, isoToday } from '../ledger/calendar.ts';
 import { accountBalances, closingOf, isBalanceSheetAccount } from '../reports/balances.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { OperationContext } from '../kernel/context.ts';
-import { requireScope } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
+import { requireScope } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { emitEvents } from '../events/emit.ts';
 import { createAccount } from '../ledger/accounts.ts';

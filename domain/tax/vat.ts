@@ -1,5 +1,5 @@
-import type { OperationContext } from '../kernel/context.ts';
-import { requireScope, withTransaction } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
+import { requireScope, withTransaction } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
 import { fromSqlDate, toSqlDate } from '../ledger/schemas.ts';
@@ -91,7 +91,7 @@ export async function generateVatReturn(ctx: OperationContext, companyId: string
       });
     }
     const sums = await tx.db.$queryRawUnsafe<{ box: string; account: string; name: string; amount: bigint }[]>(
-      BOX_SOURCES.map(
+      `${BOX_SOURCES.map(
         (source) => `
         SELECT '${source.box}' AS box, a.number AS account, a.name, (${source.sign} * sum(l.debit - l.credit))::bigint AS amount
           FROM journal_lines l
@@ -99,7 +99,7 @@ export async function generateVatReturn(ctx: OperationContext, companyId: string
           JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
          WHERE l.company_id = $1::uuid AND e.status = 'committed' AND e.date BETWEEN $2::date AND $3::date AND ${source.where}
          GROUP BY a.number, a.name`,
-      ).join(' UNION ALL ') + ' ORDER BY box, account',
+      ).join(' UNION ALL ')} ORDER BY box, account`,
       companyId,
       body.period_start,
       body.period_end,

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { OperationContext } from '../kernel/context.ts';
-import { requireScope, withTransaction } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
+import { requireScope, withTransaction } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
-import type { EventType } from '../kernel/events.ts';
+import type { EventType } from '../events/types.ts';
 import { testObjectFor } from './test-object.ts';
 import { decodeCursor, encodeCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery, keysetPage } from '../kernel/pagination.ts';
 import { assertCompanyAccess } from '../companies/access.ts';
@@ -114,7 +114,7 @@ async function retryTarget(ctx: OperationContext, deliveryId: string, lock: bool
   requirePayrollScopeFor(ctx, source.eventType);
   const gone = () => new DomainError('NOT_FOUND', { message: "The delivery's webhook no longer exists." });
   if (!source.webhookId) throw gone();
-  let webhook;
+  let webhook: Awaited<ReturnType<typeof findAccessibleWebhook>>;
   try {
     webhook = lock ? await lockWebhook(ctx, source.companyId, source.webhookId) : await findAccessibleWebhook(ctx, source.companyId, source.webhookId);
   } catch (error) {

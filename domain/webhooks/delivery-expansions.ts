@@ -1,5 +1,5 @@
-import type { OperationContext } from '../kernel/context.ts';
-import { requireScope } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
+import { requireScope } from '../context.ts';
 import { Event } from '../events/schemas.ts';
 import { toWebhook } from './mappers.ts';
 import type { Delivery, DeliveryAttempt, Webhook } from './schemas.ts';

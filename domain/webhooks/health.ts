@@ -1,4 +1,4 @@
-import type { OperationContext } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
 import { emitEvent } from '../events/emit.ts';
 import { toWebhook } from './mappers.ts';
 

@@ -1,6 +1,6 @@
 import { PrismaSql } from '../db/client.ts';
 import type { Delivery, Webhook } from './schemas.ts';
-import type { EventType } from '../kernel/events.ts';
+import type { EventType } from '../events/types.ts';
 
 export interface WebhookRow {
   id: string;

@@ -31,3 +31,9 @@ export const MAX_RETRY_DELAY_MS = Math.max(...RETRY_DELAYS_MS);
  * back in one synchronised wave when it recovers.
  */
 export const JITTER_FRACTION = 0.1;
+
+/** Spec "Limits": outbound request timeout. */
+export const REQUEST_TIMEOUT_MS = 10_000;
+
+/** The dead reason of a delivery whose attempts ran out is this prefix plus its last failure. */
+export const EXHAUSTED_REASON_PREFIX = 'attempts_exhausted:';

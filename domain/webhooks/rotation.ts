@@ -1,6 +1,6 @@
 import type { Db } from '../db/client.ts';
-import type { OperationContext } from '../kernel/context.ts';
-import { requireScope, withTransaction } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
+import { requireScope, withTransaction } from '../context.ts';
 import { toWebhook } from './mappers.ts';
 import { DRY_RUN_SECRET, generateWebhookSecret } from './secrets.ts';
 import { DEFAULT_ROTATION_OVERLAP_SECONDS, type RotatedWebhook, type RotateWebhookSecretBody, type Webhook } from './schemas.ts';

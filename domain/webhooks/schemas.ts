@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EventType } from '../kernel/events.ts';
+import { EventType } from '../events/types.ts';
 import { Event } from '../events/schemas.ts';
 import { undescribed } from '../kernel/undescribed.ts';
 

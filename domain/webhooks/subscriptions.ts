@@ -1,7 +1,7 @@
-import type { OperationContext } from '../kernel/context.ts';
-import { requireScope, withTransaction } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
+import { requireScope, withTransaction } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
-import { isPayrollEventType, PAYROLL_SCOPE } from '../kernel/events.ts';
+import { isPayrollEventType, PAYROLL_SCOPE } from '../events/types.ts';
 import { API_VERSION } from '../kernel/version.ts';
 import { emitEvent } from '../events/emit.ts';
 import { toWebhook, WEBHOOK_COLUMNS, type WebhookRow } from './mappers.ts';

@@ -1,5 +1,5 @@
 import { toCompany } from '../companies/schemas.ts';
-import { EVENT_CATALOG, type EventType } from '../kernel/events.ts';
+import { EVENT_CATALOG, type EventType } from '../events/types.ts';
 
 type CompanyRow = Parameters<typeof toCompany>[0];
 

@@ -1,4 +1,4 @@
-import type { OperationContext } from '../kernel/context.ts';
+import type { OperationContext } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { checkWebhookUrl, type UrlSafetyResult } from './url-safety.ts';
 

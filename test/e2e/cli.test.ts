@@ -11,10 +11,10 @@ import { runCli, startCli, startEntry, type RunningProcess } from '../helpers/pr
 import { startLocalServer, type LocalServer } from '../helpers/discovery.ts';
 import { createServices } from '../../domain/bootstrap.ts';
 import { loadConfig } from '../../domain/kernel/config.ts';
-import { withTransaction } from '../../domain/kernel/context.ts';
+import { withTransaction } from '../../domain/context.ts';
 import { createMembership } from '../../domain/users/admin.ts';
 import { emitEvent } from '../../domain/events/emit.ts';
-import { EVENT_CATALOG, EVENT_TYPES } from '../../domain/kernel/events.ts';
+import { EVENT_CATALOG, EVENT_TYPES } from '../../domain/events/types.ts';
 import { verifySignature } from '../../dispatcher/sign.ts';
 import { registry } from '../../registry/index.ts';
 import { CLI_EXIT, cliFlagName, cliSubcommand, hasCliSurface, type FieldLocation } from '../../registry/cli-command.ts';

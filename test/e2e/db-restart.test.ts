@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServices } from '../../domain/bootstrap.ts';
-import type { Services } from '../../domain/kernel/context.ts';
+import type { Services } from '../../domain/context.ts';
 import { DELIVERY_CHANNEL } from '../../domain/events/emit.ts';
 import { OPERATIONS_CHANNEL } from '../../domain/operations/store.ts';
 import { LogCapture, TEST_ENCRYPTION_KEY, testConfig } from '../helpers/db.ts';

@@ -144,8 +144,14 @@ describe('upload memory on a real server process', () => {
           resolve();
         }
       };
-      server.stdout!.on('data', (chunk: Buffer) => ((output += chunk.toString()), check()));
-      server.stderr!.on('data', (chunk: Buffer) => ((output += chunk.toString()), check()));
+      server.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        check();
+      });
+      server.stderr!.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        check();
+      });
       server.once('exit', (code) => reject(new Error(`server exited (${code}):\n${output}`)));
     });
     await ready;

@@ -118,6 +118,7 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
     '%00',
     '<script>alert(1)</script>',
     '{{7*7}}',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a log-injection probe, meant literally.
     '${jndi:ldap://x}',
     '00000000-0000-0000-0000-000000000000',
     'ffffffff-ffff-ffff-ffff-ffffffffffff',
@@ -318,7 +319,13 @@ export function hostileRequest(op: DocOperation, prefix: string, values: Record<
       hostileValue.map((value) => ({ kind: 'whole body replaced by a hostile value', apply: (d: Draft) => void (d.body = value) })),
       malformedJson.map((raw) => ({ kind: `malformed body ${JSON.stringify(raw).slice(0, 60)}`, apply: (d: Draft) => void (d.rawBody = raw) })),
       fc.constantFrom(...WRONG_CONTENT_TYPES).map((type) => ({ kind: `content-type ${type}`, apply: (d: Draft) => void (d.headers['content-type'] = type) })),
-      fc.constant({ kind: 'no body', apply: (d: Draft) => void ((d.body = undefined), delete d.headers['content-type']) }),
+      fc.constant({
+        kind: 'no body',
+        apply: (d: Draft) => {
+          d.body = undefined;
+          delete d.headers['content-type'];
+        },
+      }),
     );
   } else {
     mutations.push(

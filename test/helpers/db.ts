@@ -6,7 +6,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../domain/kernel/config.ts';
-import type { Services } from '../../domain/kernel/context.ts';
+import type { Services } from '../../domain/context.ts';
 import { createServices } from '../../domain/bootstrap.ts';
 import type { Resolver } from '../../domain/webhooks/url-safety.ts';
 

@@ -8,7 +8,7 @@ import addFormatsModule from 'ajv-formats';
 import { createApp } from '../../rest/app.ts';
 import { registry } from '../../registry/index.ts';
 import { createDiscoveryRoutes, type DiscoveryOptions } from '../../discovery/routes.ts';
-import type { Services } from '../../domain/kernel/context.ts';
+import type { Services } from '../../domain/context.ts';
 
 /** The registry's routes plus only the discovery module (other surfaces are tested on their own). */
 export const discoveryApp = (services: Services, options: DiscoveryOptions = {}) =>

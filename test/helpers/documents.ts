@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import type { AppEnv } from '../../registry/http/app-env.ts';
+import type { AppEnv } from '../../http/app-env.ts';
 
 /**
  * Small real files of every accepted type (enough bytes for their magic numbers), files that must
@@ -12,7 +12,7 @@ const hex = (text: string): Buffer => Buffer.from(text.replace(/\s+/g, ''), 'hex
 export const PNG = hex(`89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489
   0000000d4944415478da63f8cfc0f01f0005000201ff8b7a2e0000000049454e44ae426082`);
 export const PDF = Buffer.from('%PDF-1.4\n1 0 obj <</Type /Catalog>> endobj\ntrailer <</Root 1 0 R>>\n%%EOF\n');
-export const JPEG = hex('ffd8ffe000104a46494600010100000100010000ffdb004300' + '08'.repeat(64) + 'ffd9');
+export const JPEG = hex(`ffd8ffe000104a46494600010100000100010000ffdb004300${'08'.repeat(64)}ffd9`);
 export const TIFF = hex('49492a000800000001000001030001000000010000000000');
 export const HEIC = Buffer.concat([hex('00000018667479706865696300000000'), Buffer.from('mif1heic'), Buffer.alloc(32)]);
 export const XML_INVOICE = Buffer.from(
@@ -27,7 +27,7 @@ export const REFUSED: Record<string, Buffer> = {
     'GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;',
     'latin1',
   ),
-  zip: hex('504b0304140000000000' + '00'.repeat(40)),
+  zip: hex(`504b0304140000000000${'00'.repeat(40)}`),
   html: Buffer.from('<!DOCTYPE html><html><body><script>alert(1)</script></body></html>'),
   svg: Buffer.from('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
   text: Buffer.from('Kvitto: 125,00 kr\n'),

@@ -1,5 +1,5 @@
 import type { Db } from '../../domain/db/client.ts';
-import type { OperationContext, Services } from '../../domain/kernel/context.ts';
+import type { OperationContext, Services } from '../../domain/context.ts';
 import { createApiKey } from '../../domain/apikeys/keys.ts';
 import { createCompany, createMembership, createUser } from '../../domain/users/admin.ts';
 import type { Scope } from '../../domain/kernel/scopes.ts';

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import type { AppEnv } from '../../registry/http/app-env.ts';
+import type { AppEnv } from '../../http/app-env.ts';
 
 /** Sends a request through the real Hono app (no mocks), with a bearer key and JSON body when given. */
 export async function call(

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
-import type { AppEnv } from '../../registry/http/app-env.ts';
+import type { AppEnv } from '../../http/app-env.ts';
 import { call } from './http.ts';
 
 /** Journal lines as the API takes them: account number and öre. */

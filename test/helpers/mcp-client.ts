@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { AppEnv } from '../../registry/http/app-env.ts';
+import type { AppEnv } from '../../http/app-env.ts';
 
 export interface InProcessOptions {
   key?: string;
@@ -58,7 +58,7 @@ export async function postMcp(
 export function firstJson(result: CallToolResult | Record<string, unknown>): any {
   const content = (result as CallToolResult).content;
   const first = content?.[0];
-  if (!first || first.type !== 'text') throw new Error(`no text content in ${JSON.stringify(result)}`);
+  if (first?.type !== 'text') throw new Error(`no text content in ${JSON.stringify(result)}`);
   return JSON.parse(first.text);
 }
 

@@ -95,7 +95,7 @@ export async function startPgbouncer(options: PgbouncerOptions): Promise<Pgbounc
     ].join('\n'),
     { mode: 0o644 },
   );
-  writeFileSync(userlist, options.users.map((user) => `"${user}" ""`).join('\n') + '\n', { mode: 0o644 });
+  writeFileSync(userlist, `${options.users.map((user) => `"${user}" ""`).join('\n')}\n`, { mode: 0o644 });
 
   const asRoot = process.getuid?.() === 0;
   const child = spawn(PGBOUNCER_BINARY, [...(asRoot ? ['-u', 'postgres'] : []), ini], { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
-import type { AppEnv } from '../../registry/http/app-env.ts';
+import type { AppEnv } from '../../http/app-env.ts';
 import type { Db } from '../../domain/db/client.ts';
-import type { OperationContext, Services } from '../../domain/kernel/context.ts';
+import type { OperationContext, Services } from '../../domain/context.ts';
 import { SCOPES } from '../../domain/kernel/scopes.ts';
 
 /** A binary answer through the real app, bytes intact (call() reads text). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatTruncated, truncateAddress } from '../../domain/kernel/client-address.ts';
-import type { TruncatedAddress } from '../../domain/kernel/client-address.ts';
+import { formatTruncated, truncateAddress } from '../../http/client-address.ts';
+import type { TruncatedAddress } from '../../http/client-address.ts';
 
 const U = 'unparseable';
 
@@ -100,7 +100,7 @@ const rows: Array<[string | null | undefined, string]> = [
   ['1.2.3.4, 5.6.7.8', U],
   ['1'.repeat(101), U],
   [`::${'0:'.repeat(40)}1`, U],
-  [' '.repeat(95) + '1.2.3.4', U],
+  [`${' '.repeat(95)}1.2.3.4`, U],
 ];
 
 function kindOf(expected: string): TruncatedAddress['kind'] {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { OperationContext, Principal } from '../../domain/kernel/context.ts';
+import type { OperationContext, Principal } from '../../domain/context.ts';
 import type { Scope } from '../../domain/kernel/scopes.ts';
 import { defineOperation, READ_ONLY, type ExpandDeclaration } from '../../registry/define-operation.ts';
-import { applyExpansions } from '../../registry/expand.ts';
+import { applyExpansions } from '../../pipeline/expand.ts';
 import { buildRegistry } from '../../registry/build-registry.ts';
 
 /** The expansion machinery on its own: any operation gets it by declaring `expand`. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { findUnknownFields } from '../../registry/unknown-fields.ts';
-import { findUnstorableText } from '../../registry/storable-text.ts';
+import { findUnknownFields } from '../../pipeline/unknown-fields.ts';
+import { findUnstorableText } from '../../pipeline/storable-text.ts';
 
 /** The pipeline's generic checks, on shapes today's operations do not have yet (nesting, unions). */
 describe('unknown names', () => {

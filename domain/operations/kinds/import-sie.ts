@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { OperationContext } from '../../kernel/context.ts';
-import { requireScope, withTransaction } from '../../kernel/context.ts';
+import type { OperationContext } from '../../context.ts';
+import { requireScope, withTransaction } from '../../context.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { checkLooksLikeSie, importSieBatch, planSieImport, prepareSieImport, readSieImport, sieImportSummary, SIE_IMPORT_BATCH } from '../../sie/import.ts';
 import type { Operation } from '../schemas.ts';

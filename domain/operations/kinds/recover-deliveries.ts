@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { OperationContext } from '../../kernel/context.ts';
-import { requireScope, withTransaction } from '../../kernel/context.ts';
+import type { OperationContext } from '../../context.ts';
+import { requireScope, withTransaction } from '../../context.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { DELIVERY_CHANNEL } from '../../events/emit.ts';
 import { findWebhook, requirePayrollScopeFor, webhookNotFound } from '../../webhooks/subscriptions.ts';

@@ -1,6 +1,6 @@
 import { lookupCapability } from '../../../domain/capabilities/lookup.ts';
 import type { CapabilityRecord, LocalCapabilities } from '../../../domain/capabilities/record.ts';
-import type { OperationContext } from '../../../domain/kernel/context.ts';
+import type { OperationContext } from '../../../domain/context.ts';
 import { DomainError } from '../../../domain/kernel/errors.ts';
 import { localCapabilities } from '../../capabilities.ts';
 

@@ -4,7 +4,6 @@ import { DocumentId } from '../../../domain/documents/schemas.ts';
 import { DOCUMENT_ID } from '../../../domain/documents/examples.ts';
 import { COMPANY_ID, ENTRY_ID } from '../../../domain/ledger/examples.ts';
 
-export const CompanyParams = z.object({ companyId: CompanyId });
 export const DocumentParams = z.object({ companyId: CompanyId, documentId: DocumentId });
 export const AttachmentParams = z.object({
   companyId: CompanyId,

@@ -4,7 +4,7 @@ import { queuedOperationExample } from '../../../domain/operations/examples.ts';
 import { MAX_SIE_BYTES, SIE_UPLOAD_CONTENT_TYPES } from '../../../domain/sie/import.ts';
 import { COMPANY_ID } from '../../../domain/ledger/examples.ts';
 import { defineOperation } from '../../define-operation.ts';
-import { CompanyParams } from './params.ts';
+import { CompanyParams } from '../params.ts';
 
 export const importSie = defineOperation({
   id: 'importSie',

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { CompanyId } from '../../../domain/companies/schemas.ts';
 import { AccountNumber } from '../../../domain/ledger/schemas.ts';
 
-export const CompanyParams = z.object({ companyId: CompanyId });
 export const AccountParams = z.object({ companyId: CompanyId, accountNumber: AccountNumber });
 export const PeriodParams = z.object({
   companyId: CompanyId,

@@ -110,6 +110,7 @@ describe('MCP end to end: the real server over Streamable HTTP and stdio, config
     const vscode = readmeConfig('mcp-config:vscode', { key: seed.key, port });
     const vsHttp = vscode.servers['accounting-http'];
     expect(vsHttp.type).toBe('http');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: VS Code's own input-variable syntax, replaced here as VS Code would.
     const headers = { Authorization: vsHttp.headers.Authorization.replace('${input:accounting-key}', seed.key) };
     expect((await (await httpClient(seed.key, vsHttp.url, headers)).listTools()).tools.length).toBeGreaterThan(3);
   });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
 import { makeCompany } from '../../helpers/factories.ts';
 import { emitEvent, type EmittedEvent } from '../../../domain/events/emit.ts';
-import { withTransaction, type OperationContext } from '../../../domain/kernel/context.ts';
+import { withTransaction, type OperationContext } from '../../../domain/context.ts';
 import { API_VERSION } from '../../../domain/kernel/version.ts';
 
 /** emitEvent is an outbox: the event and its deliveries commit or roll back with the caller. */

@@ -5,7 +5,7 @@ import { openDatabase, TRANSACTION_OPTIONS, type Database } from '../../../domai
 import { isDatabaseUnavailable, sqlState } from '../../../domain/db/errors.ts';
 import { CONNECT_TIMEOUT_MS } from '../../../domain/db/sql.ts';
 import { ERROR_CATALOG } from '../../../registry/error-catalog.ts';
-import { unexpectedError } from '../../../registry/unexpected-error.ts';
+import { unexpectedError } from '../../../pipeline/unexpected-error.ts';
 import { POSTGRES_AVAILABLE, createTestServices, type TestServices } from '../../helpers/db.ts';
 
 /**

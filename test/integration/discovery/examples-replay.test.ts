@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
 import { makeTenant, systemContext, type Tenant } from '../../helpers/factories.ts';
 import { emitEvent } from '../../../domain/events/emit.ts';
-import { EVENT_CATALOG } from '../../../domain/kernel/events.ts';
+import { EVENT_CATALOG } from '../../../domain/events/types.ts';
 import { call } from '../../helpers/http.ts';
 import { dereference, discoveryApp, responseValidator, type Dereferenced } from '../../helpers/discovery.ts';
 import { registry } from '../../../registry/index.ts';
@@ -17,7 +17,7 @@ import { createJournalEntry } from '../../../domain/ledger/entries.ts';
 import { commitJournalEntry } from '../../../domain/ledger/commit.ts';
 import { insertFiscalYear } from '../../../domain/ledger/fiscal-years.ts';
 import { approveSalaryRun, bookSalaryRun, createSalaryRun } from '../../../domain/payroll/salary-runs.ts';
-import type { OperationContext } from '../../../domain/kernel/context.ts';
+import type { OperationContext } from '../../../domain/context.ts';
 import { SCOPES } from '../../../domain/kernel/scopes.ts';
 
 /**
@@ -180,7 +180,7 @@ describe.each(DB_TARGETS)('documented examples replayed against the app (%s)', (
     if (typeof example === 'string' && typeof live === 'string') {
       if (UUID.test(example) && UUID.test(live) && !realIds.has(example)) realIds.set(example, live);
     } else if (Array.isArray(example) && Array.isArray(live)) {
-      example.forEach((item, i) => learnIds(item, live[i]));
+      for (const [i, item] of example.entries()) learnIds(item, live[i]);
     } else if (example && live && typeof example === 'object' && typeof live === 'object') {
       for (const [key, value] of Object.entries(example)) learnIds(value, (live as Record<string, unknown>)[key]);
     }

@@ -6,7 +6,7 @@ import { call } from '../../helpers/http.ts';
 import { dereference, discoveryApp } from '../../helpers/discovery.ts';
 import { registry } from '../../../registry/index.ts';
 import { buildOpenApiDocument } from '../../../discovery/openapi.ts';
-import { EVENT_CATALOG, EVENT_TYPES } from '../../../domain/kernel/events.ts';
+import { EVENT_CATALOG, EVENT_TYPES } from '../../../domain/events/types.ts';
 
 /**
  * openapi.json with shared shapes as components (issue 11): the served document against the

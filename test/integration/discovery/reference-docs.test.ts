@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { registry } from '../../../registry/index.ts';
 import { ERROR_CODES } from '../../../domain/kernel/errors.ts';
-import { EVENT_TYPES } from '../../../domain/kernel/events.ts';
+import { EVENT_TYPES } from '../../../domain/events/types.ts';
 import { REFERENCE_DIR, renderReferenceDocs } from '../../../discovery/reference-docs.ts';
 import { responseExample } from '../../../discovery/examples.ts';
 import { groupsInUse } from '../../../discovery/groups.ts';

@@ -6,7 +6,7 @@ import { call } from '../../helpers/http.ts';
 import { tick } from '../../../dispatcher/tick.ts';
 import { MAX_ATTEMPTS } from '../../../dispatcher/backoff.ts';
 import { AUTO_DISABLE_DEAD_IN_A_ROW, AUTO_DISABLE_FAILING_FOR_MS } from '../../../domain/webhooks/health.ts';
-import { EventEnvelope } from '../../../domain/kernel/events.ts';
+import { EventEnvelope } from '../../../domain/events/types.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS, POSTGRES_AVAILABLE, createTestServices, type TestServices } from '../../helpers/db.ts';
 import { makeTenant } from '../../helpers/factories.ts';
-import { claimDeliveries } from '../../../dispatcher/claim.ts';
+import { claimDeliveries } from '../../../domain/webhooks/claim.ts';
 import { sqlState } from '../../../domain/db/errors.ts';
 
 async function seedPending(t: TestServices, count: number): Promise<string> {

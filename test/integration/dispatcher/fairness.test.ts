@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS, POSTGRES_AVAILABLE, createTestServices, type TestServices } from '../../helpers/db.ts';
 import { makeCompany } from '../../helpers/factories.ts';
 import { explainClaim } from '../../helpers/claim-plan.ts';
-import { claimDeliveries, CRON_BATCH_SIZE } from '../../../dispatcher/claim.ts';
+import { claimDeliveries, CRON_BATCH_SIZE } from '../../../domain/webhooks/claim.ts';
 
 /** A company with one webhook; `due(count)` adds that many due deliveries (older first by `ageMs`). */
 async function tenantQueue(t: TestServices, name: string) {

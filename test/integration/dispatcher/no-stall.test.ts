@@ -7,14 +7,15 @@ import { startReceiver, type Receiver } from '../../helpers/https-receiver.ts';
 import { call } from '../../helpers/http.ts';
 import { tick } from '../../../dispatcher/tick.ts';
 import { MAX_ATTEMPTS } from '../../../dispatcher/backoff.ts';
-import { claimDeliveries, CRON_BATCH_SIZE } from '../../../dispatcher/claim.ts';
-import { recoverStuckDeliveries } from '../../../dispatcher/recover.ts';
+import { claimDeliveries, CRON_BATCH_SIZE } from '../../../domain/webhooks/claim.ts';
+import { recoverStuckDeliveries } from '../../../domain/webhooks/recover-stuck.ts';
 import { CRON_PATH } from '../../../dispatcher/cron-route.ts';
-import { failureBackoffMs, startWorker } from '../../../dispatcher/worker.ts';
+import { startWorker } from '../../../dispatcher/worker.ts';
+import { failureBackoffMs } from '../../../domain/background/listen.ts';
 import type { Sender } from '../../../dispatcher/send.ts';
-import { SECURITY_HEADERS } from '../../../registry/http/security-headers.ts';
+import { SECURITY_HEADERS } from '../../../http/security-headers.ts';
 import { API_VERSION } from '../../../domain/kernel/version.ts';
-import type { Services } from '../../../domain/kernel/context.ts';
+import type { Services } from '../../../domain/context.ts';
 import { until as pollUntil } from '../../helpers/until.ts';
 
 /** Gives up before the suite's 60 s test timeout, so a broken run names what it waited for. */

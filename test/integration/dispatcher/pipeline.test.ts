@@ -6,7 +6,8 @@ import { call } from '../../helpers/http.ts';
 import { tick, processBatch } from '../../../dispatcher/tick.ts';
 import { verifySignature } from '../../../dispatcher/sign.ts';
 import { JITTER_FRACTION, RETRY_DELAYS_MS, MAX_ATTEMPTS } from '../../../dispatcher/backoff.ts';
-import { createSender, REQUEST_TIMEOUT_MS } from '../../../dispatcher/send.ts';
+import { createSender } from '../../../dispatcher/send.ts';
+import { REQUEST_TIMEOUT_MS } from '../../../domain/webhooks/retry-schedule.ts';
 import { MAX_CONNECTIONS_PER_RECEIVER } from '../../../dispatcher/transport.ts';
 import { getTestPki } from '../../helpers/test-ca.ts';
 import type { Resolver } from '../../../domain/webhooks/url-safety.ts';
@@ -360,7 +361,12 @@ describe.each(DB_TARGETS)('delivery pipeline end to end (%s)', (target) => {
           return new Proxy(value, {
             get: (model, method) => {
               const fn = Reflect.get(model, method);
-              return typeof fn === 'function' ? (...args: unknown[]) => (statements++, fn.apply(model, args)) : fn;
+              return typeof fn === 'function'
+                ? (...args: unknown[]) => {
+                    statements++;
+                    return fn.apply(model, args);
+                  }
+                : fn;
             },
           });
         }

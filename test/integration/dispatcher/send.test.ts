@@ -13,11 +13,11 @@ import {
   createSender,
   cutAtUtf8Boundary,
   MAX_STORED_RESPONSE_BYTES,
-  REQUEST_TIMEOUT_MS,
   type SendRequest,
   type Sender,
   type SenderOptions,
 } from '../../../dispatcher/send.ts';
+import { REQUEST_TIMEOUT_MS } from '../../../domain/webhooks/retry-schedule.ts';
 import { verifySignature } from '../../../dispatcher/sign.ts';
 import { createTransport, pinnedLookup } from '../../../dispatcher/transport.ts';
 import type { Resolver } from '../../../domain/webhooks/url-safety.ts';

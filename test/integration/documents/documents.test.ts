@@ -9,7 +9,7 @@ import { EXPECTED_WRAPPED_HEADERS, expectHeaders } from '../../helpers/headers.t
 import { OFFICE_SUPPLIES, books } from '../../helpers/ledger.ts';
 import { HEIC, JPEG, PDF, PNG, REFUSED, TIFF, XML_INVOICE, blobOf, download, send, streamedUpload, uploadFile } from '../../helpers/documents.ts';
 import { buildApp } from '../../../cli/build-app.ts';
-import { eventEnvelopeSchemaFor, type EventType } from '../../../domain/kernel/events.ts';
+import { eventEnvelopeSchemaFor, type EventType } from '../../../domain/events/types.ts';
 import { sqlState } from '../../../domain/db/errors.ts';
 import { DOCUMENT_CONTENT_TYPES, MAX_DOCUMENT_BYTES } from '../../../domain/documents/content-type.ts';
 

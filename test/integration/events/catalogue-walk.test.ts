@@ -8,7 +8,7 @@ import { PDF, uploadFile } from '../../helpers/documents.ts';
 import { buildApp } from '../../../cli/build-app.ts';
 import { createOperationRunner } from '../../../domain/operations/runner.ts';
 import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds/index.ts';
-import { EVENT_TYPES, eventEnvelopeSchemaFor, type EventType } from '../../../domain/kernel/events.ts';
+import { EVENT_TYPES, eventEnvelopeSchemaFor, type EventType } from '../../../domain/events/types.ts';
 
 const NOW = new Date('2027-01-15T10:00:00.000Z');
 // A fictitious identity number with a valid checksum (Skatteverket's test range).

@@ -5,7 +5,7 @@ import { makeTenant, type Tenant } from '../../helpers/factories.ts';
 import { call } from '../../helpers/http.ts';
 import { OFFICE_SUPPLIES, books } from '../../helpers/ledger.ts';
 import { buildApp } from '../../../cli/build-app.ts';
-import { eventEnvelopeSchemaFor, type EventType } from '../../../domain/kernel/events.ts';
+import { eventEnvelopeSchemaFor, type EventType } from '../../../domain/events/types.ts';
 import { sqlState } from '../../../domain/db/errors.ts';
 
 const NOW = new Date('2026-11-21T10:00:00.000Z');

@@ -8,7 +8,7 @@ import { createApp } from '../../../rest/app.ts';
 import { registry } from '../../../registry/index.ts';
 import { mountMcp } from '../../../mcp/http.ts';
 import { commitJournalEntry } from '../../../domain/ledger/commit.ts';
-import { withTransaction, type OperationContext } from '../../../domain/kernel/context.ts';
+import { withTransaction, type OperationContext } from '../../../domain/context.ts';
 import { SCOPES } from '../../../domain/kernel/scopes.ts';
 
 const NOW = new Date('2026-11-21T10:00:00.000Z');

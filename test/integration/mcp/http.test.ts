@@ -6,7 +6,7 @@ import { createApp } from '../../../rest/app.ts';
 import { registry } from '../../../registry/index.ts';
 import { mountMcp } from '../../../mcp/http.ts';
 import { revokeApiKey } from '../../../domain/apikeys/keys.ts';
-import type { Services } from '../../../domain/kernel/context.ts';
+import type { Services } from '../../../domain/context.ts';
 
 const INITIALIZE = {
   jsonrpc: '2.0',

@@ -8,7 +8,7 @@ import { registry } from '../../../registry/index.ts';
 import { requiredScopes } from '../../../registry/define-operation.ts';
 import { mountMcp } from '../../../mcp/http.ts';
 import { toolName } from '../../../mcp/naming.ts';
-import type { Services } from '../../../domain/kernel/context.ts';
+import type { Services } from '../../../domain/context.ts';
 
 const MCP_OPS = registry.operations.filter((op) => op.surfaces.includes('mcp'));
 

@@ -290,7 +290,7 @@ describe.each(DB_TARGETS)('payroll and tax returns through HTTP (%s)', (target) 
 
   it('each payroll and tax event reached its subscribed webhook once per event, valid against its schema', async () => {
     const prisma = t.services.database.prisma;
-    const { eventEnvelopeSchemaFor } = await import('../../../domain/kernel/events.ts');
+    const { eventEnvelopeSchemaFor } = await import('../../../domain/events/types.ts');
     for (const type of [
       'salary_run.created',
       'salary_run.approved',

@@ -13,7 +13,7 @@ import { defineOperation, isPublic, READ_ONLY, requiredScope } from '../../../re
 import { CRON_PATH } from '../../../dispatcher/cron-route.ts';
 import { DomainError } from '../../../domain/kernel/errors.ts';
 import { SCOPES } from '../../../domain/kernel/scopes.ts';
-import type { OperationContext, Principal } from '../../../domain/kernel/context.ts';
+import type { OperationContext, Principal } from '../../../domain/context.ts';
 
 /**
  * Facts stated once (issue 9): the headers that go with an error, the identity public routes run

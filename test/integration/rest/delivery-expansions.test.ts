@@ -7,7 +7,7 @@ import { connectInProcess } from '../../helpers/mcp-client.ts';
 import { dereference } from '../../helpers/discovery.ts';
 import { buildApp } from '../../../cli/build-app.ts';
 import { SCOPES } from '../../../domain/kernel/scopes.ts';
-import { EventEnvelope } from '../../../domain/kernel/events.ts';
+import { EventEnvelope } from '../../../domain/events/types.ts';
 
 /**
  * Expansions (spec "meta.partial_expansions"; DESIGN.md §6): the deliveries list offers
@@ -132,7 +132,7 @@ describe.each(DB_TARGETS)('delivery expansions and delivery records (%s)', (targ
     const client = await connectInProcess(app, { key: tenant.key });
     const { tools } = await client.listTools();
     const tool = tools.find((candidate) => candidate.title === operation.summary);
-    expect((tool?.inputSchema.properties as Record<string, { description?: string }>).expand?.description).toContain('partial_expansions');
+    expect((tool?.inputSchema.properties as Record<string, { description?: string }> | undefined)?.expand?.description).toContain('partial_expansions');
     await client.close();
   });
 });

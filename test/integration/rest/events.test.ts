@@ -7,8 +7,8 @@ import { call } from '../../helpers/http.ts';
 import { createApp } from '../../../rest/app.ts';
 import { registry } from '../../../registry/index.ts';
 import { emitEvent } from '../../../domain/events/emit.ts';
-import { withTransaction } from '../../../domain/kernel/context.ts';
-import { EVENT_CATALOG, EVENT_TYPES, isPayrollEventType, type EventType } from '../../../domain/kernel/events.ts';
+import { withTransaction } from '../../../domain/context.ts';
+import { EVENT_CATALOG, EVENT_TYPES, isPayrollEventType, type EventType } from '../../../domain/events/types.ts';
 import { SCOPES } from '../../../domain/kernel/scopes.ts';
 
 const EVENTS = 2500;

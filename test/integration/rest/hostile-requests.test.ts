@@ -8,7 +8,7 @@ import { buildApp } from '../../../cli/build-app.ts';
 import { listen } from '../../../rest/server.ts';
 import { registry } from '../../../registry/index.ts';
 import { fullPath } from '../../../discovery/operation-traits.ts';
-import { MAX_BODY_BYTES } from '../../../registry/http/body-limit.ts';
+import { MAX_BODY_BYTES } from '../../../registry/body-limit.ts';
 
 /** Faults found by hostile testing (issue 9), each through the real app. */
 

@@ -5,7 +5,7 @@ import { call } from '../../helpers/http.ts';
 import { createApp } from '../../../rest/app.ts';
 import { registry } from '../../../registry/index.ts';
 import { createServices } from '../../../domain/bootstrap.ts';
-import type { Services } from '../../../domain/kernel/context.ts';
+import type { Services } from '../../../domain/context.ts';
 
 const LIMIT = 7;
 // A fixed clock: the test never straddles a real minute boundary.

@@ -29,7 +29,7 @@ describe.each(DB_TARGETS)('database round trips per request (%s)', (target) => {
   /** Each statement must match its pattern, in order, and there must be no others. */
   const expectStatements = (statements: string[], patterns: RegExp[]): void => {
     expect(statements, statements.join('\n')).toHaveLength(patterns.length);
-    patterns.forEach((pattern, i) => expect(statements[i], statements.join('\n')).toMatch(pattern));
+    for (const [i, pattern] of patterns.entries()) expect(statements[i], statements.join('\n')).toMatch(pattern);
   };
   const ADMISSION = /^SELECT \* FROM admit_request\(/;
   const AUDIT = /^INSERT INTO "public"\."audit_log"/;

@@ -4,7 +4,7 @@ import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers
 import { makeKey, makeTenant, type Tenant } from '../../helpers/factories.ts';
 import { call } from '../../helpers/http.ts';
 import { buildApp } from '../../../cli/build-app.ts';
-import { EVENT_TYPES } from '../../../domain/kernel/events.ts';
+import { EVENT_TYPES } from '../../../domain/events/types.ts';
 import { SCOPES } from '../../../domain/kernel/scopes.ts';
 
 const BASE = '/api/v1';

@@ -92,7 +92,7 @@ describe.each(DB_TARGETS)('tenancy matrix: another company gets 404 for every op
     if (typeof example === 'string' && typeof live === 'string') {
       if (UUID.test(example) && UUID.test(live) && !realIds.has(example)) realIds.set(example, live);
     } else if (Array.isArray(example) && Array.isArray(live)) {
-      example.forEach((item, i) => learnIds(item, live[i]));
+      for (const [i, item] of example.entries()) learnIds(item, live[i]);
     } else if (example && live && typeof example === 'object' && typeof live === 'object') {
       for (const [key, value] of Object.entries(example)) learnIds(value, (live as Record<string, unknown>)[key]);
     }

@@ -4,10 +4,10 @@ import { z } from 'zod';
 import { registry } from '../../../registry/index.ts';
 import { isPublic, isTenantScoped, isWrite, requiredScope, requiredScopes } from '../../../registry/define-operation.ts';
 import { ERROR_CATALOG, ErrorBody } from '../../../registry/error-catalog.ts';
-import { EVENT_TYPES, EventEnvelope } from '../../../domain/kernel/events.ts';
+import { EVENT_TYPES, EventEnvelope } from '../../../domain/events/types.ts';
 import { API_VERSION } from '../../../domain/kernel/version.ts';
 import { buildOpenApiDocument } from '../../../discovery/openapi.ts';
-import { type DescribedOperation } from '../../../discovery/operation-traits.ts';
+import type { DescribedOperation } from '../../../discovery/operation-traits.ts';
 import { errorsOf } from '../../../registry/errors-of.ts';
 import { toJsonSchema } from '../../../discovery/json-schema.ts';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { buildRegistry } from '../../../registry/build-registry.ts';
-import { chooseMediaType, negotiate } from '../../../registry/media-types.ts';
+import { chooseMediaType, negotiate } from '../../../pipeline/negotiate.ts';
 import { registry } from '../../../registry/index.ts';
 import type { Operation } from '../../../registry/define-operation.ts';
 

@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { FiscalYear } from '../../../domain/ledger/schemas.ts';
+import { listFiscalYears as list } from '../../../domain/ledger/fiscal-years.ts';
+import { COMPANY_ID, fiscalYearExample } from '../../../domain/ledger/examples.ts';
+import { defineOperation, READ_ONLY } from '../../define-operation.ts';
+import { CompanyParams } from '../params.ts';
+
+export const listFiscalYears = defineOperation({
+  id: 'listFiscalYears',
+  errors: [],
+  group: 'ledger',
+  method: 'GET',
+  path: '/companies/{companyId}/fiscal-years',
+  summary: 'List fiscal years',
+  description: "The company's fiscal years in date order, open or closed.",
+  auth: { scope: 'companies:read' },
+  ...READ_ONLY,
+  input: { params: CompanyParams },
+  output: z.object({ fiscal_years: z.array(FiscalYear) }),
+  status: 200,
+  examples: { params: { companyId: COMPANY_ID }, response: { fiscal_years: [fiscalYearExample] } },
+  surfaces: ['api', 'mcp', 'cli'],
+  handler: async (ctx, { params }) => ({ data: { fiscal_years: await list(ctx, params.companyId) } }),
+});

@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { Period, PeriodListQuery } from '../../../domain/ledger/schemas.ts';
+import { listPeriods as listAll } from '../../../domain/ledger/periods.ts';
+import { COMPANY_ID, periodExample } from '../../../domain/ledger/examples.ts';
+import { defineOperation, READ_ONLY } from '../../define-operation.ts';
+import { CompanyParams } from '../params.ts';
+
+export const listPeriods = defineOperation({
+  id: 'listPeriods',
+  errors: [],
+  group: 'ledger',
+  method: 'GET',
+  path: '/companies/{companyId}/periods',
+  summary: 'List accounting periods',
+  description: 'Monthly periods in date order, optionally of one fiscal year or one status (open, locked).',
+  auth: { scope: 'companies:read' },
+  ...READ_ONLY,
+  input: { params: CompanyParams, query: PeriodListQuery },
+  output: z.object({ periods: z.array(Period) }),
+  status: 200,
+  examples: { params: { companyId: COMPANY_ID }, query: { fiscal_year_id: periodExample.fiscal_year_id }, response: { periods: [periodExample] } },
+  surfaces: ['api', 'mcp', 'cli'],
+  handler: async (ctx, { params, query }) => ({ data: { periods: await listAll(ctx, params.companyId, query) } }),
+});

@@ -1,0 +1,31 @@
+import { GeneralLedger, GeneralLedgerQuery } from '../../../domain/reports/schemas.ts';
+import { generalLedgerPdf, getGeneralLedger as ledger } from '../../../domain/reports/reports.ts';
+import { generalLedgerExample } from '../../../domain/reports/examples.ts';
+import { COMPANY_ID } from '../../../domain/ledger/examples.ts';
+import { defineOperation, READ_ONLY } from '../../define-operation.ts';
+import { CompanyParams } from '../params.ts';
+
+export const getGeneralLedger = defineOperation({
+  id: 'getGeneralLedger',
+  group: 'reports',
+  method: 'GET',
+  path: '/companies/{companyId}/reports/general-ledger',
+  summary: 'Get the general ledger (huvudbok)',
+  description:
+    "Every committed line of the period by account, then date and voucher, with the account's running balance (starting from its opening balance). " +
+    'Filter by account or account_from/account_to; dates as for the other reports (from/to or fiscal_year_id). Cursor-paginated. ' +
+    'Send Accept: application/pdf for the whole ledger of the filter as one PDF (cursor and limit then do not apply).',
+  auth: { scope: 'companies:read' },
+  ...READ_ONLY,
+  errors: ['NO_FISCAL_YEAR'],
+  input: { params: CompanyParams, query: GeneralLedgerQuery },
+  output: GeneralLedger,
+  status: 200,
+  examples: { params: { companyId: COMPANY_ID }, query: { from: '2026-11-01', to: '2026-11-30', account: '1930' }, response: generalLedgerExample },
+  surfaces: ['api', 'mcp', 'cli'],
+  produces: [{ mediaType: 'application/pdf', render: (ctx, { params, query }) => generalLedgerPdf(ctx, params.companyId, query) }],
+  handler: async (ctx, { params, query }) => {
+    const { pagination, ...data } = await ledger(ctx, params.companyId, query);
+    return { data, pagination };
+  },
+});

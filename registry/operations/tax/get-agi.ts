@@ -1,0 +1,24 @@
+import { Agi } from '../../../domain/payroll/schemas.ts';
+import { getAgi as get } from '../../../domain/payroll/agi.ts';
+import { agiExample } from '../../../domain/payroll/examples.ts';
+import { COMPANY_ID } from '../../../domain/ledger/examples.ts';
+import { defineOperation, READ_ONLY } from '../../define-operation.ts';
+import { AgiParams } from './params.ts';
+
+export const getAgi = defineOperation({
+  id: 'getAgi',
+  errors: [],
+  group: 'tax',
+  method: 'GET',
+  path: '/companies/{companyId}/agis/{agiId}',
+  summary: 'Get an employer declaration',
+  description: 'One AGI: the employer part and an individual part per employee (identity numbers masked).',
+  auth: { scope: 'payroll:read' },
+  ...READ_ONLY,
+  input: { params: AgiParams },
+  output: Agi,
+  status: 200,
+  examples: { params: { companyId: COMPANY_ID, agiId: agiExample.id }, response: agiExample },
+  surfaces: ['api', 'mcp', 'cli'],
+  handler: async (ctx, { params }) => ({ data: await get(ctx, params.companyId, params.agiId) }),
+});

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { VatReturn } from '../../../domain/tax/schemas.ts';
+import { listVatReturns as list } from '../../../domain/tax/vat.ts';
+import { vatReturnExample } from '../../../domain/tax/examples.ts';
+import { COMPANY_ID } from '../../../domain/ledger/examples.ts';
+import { defineOperation, READ_ONLY } from '../../define-operation.ts';
+import { CompanyParams } from '../params.ts';
+
+export const listVatReturns = defineOperation({
+  id: 'listVatReturns',
+  errors: [],
+  group: 'tax',
+  method: 'GET',
+  path: '/companies/{companyId}/vat-returns',
+  summary: 'List VAT returns',
+  description: 'VAT returns, newest period first.',
+  auth: { scope: 'compliance:read' },
+  ...READ_ONLY,
+  input: { params: CompanyParams },
+  output: z.object({ vat_returns: z.array(VatReturn) }),
+  status: 200,
+  examples: { params: { companyId: COMPANY_ID }, response: { vat_returns: [vatReturnExample] } },
+  surfaces: ['api', 'mcp', 'cli'],
+  handler: async (ctx, { params }) => ({ data: { vat_returns: await list(ctx, params.companyId) } }),
+});

@@ -1,0 +1,33 @@
+import { VatReturn } from '../../../domain/tax/schemas.ts';
+import { submitVatReturn as submit } from '../../../domain/tax/vat.ts';
+import { vatReturnExample } from '../../../domain/tax/examples.ts';
+import { COMPANY_ID } from '../../../domain/ledger/examples.ts';
+import { defineOperation } from '../../define-operation.ts';
+import { VatParams } from './params.ts';
+
+export const submitVatReturn = defineOperation({
+  id: 'submitVatReturn',
+  group: 'tax',
+  method: 'POST',
+  path: '/companies/{companyId}/vat-returns/{vatReturnId}/submit',
+  summary: 'Submit a VAT return',
+  description: 'Records the filing and freezes the return (no agency is called). Emits vat_return.submitted.',
+  auth: { scope: 'compliance:write' },
+  risk: 'L3',
+  idempotent: false,
+  reversible: false,
+  dryRun: true,
+  idempotencyKey: 'optional',
+  sideEffects: ['update', 'emits_event'],
+  auditTarget: 'vat_return',
+  errors: ['FILING_SUBMITTED'],
+  input: { params: VatParams },
+  output: VatReturn,
+  status: 200,
+  examples: {
+    params: { companyId: COMPANY_ID, vatReturnId: vatReturnExample.id },
+    response: { ...vatReturnExample, status: 'submitted', submitted_at: '2026-04-12T13:05:47.000Z' },
+  },
+  surfaces: ['api', 'mcp', 'cli'],
+  handler: async (ctx, { params }) => ({ data: await submit(ctx, params.companyId, params.vatReturnId) }),
+});
