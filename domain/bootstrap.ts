@@ -6,6 +6,7 @@ import { createLogger, prettyLogs } from './kernel/logger.ts';
 import { openDatabase } from './db/client.ts';
 import type { StatementListener } from './db/statement-log.ts';
 import { migratePglite, migratePostgres } from './db/migrate.ts';
+import { backfillPinDigests } from './payroll/pin-digest.ts';
 import { parseCidrList, RESOLVE_TIMEOUT_MS, systemResolver, type Resolver } from './webhooks/url-safety.ts';
 
 export interface BootstrapOptions {
@@ -40,6 +41,7 @@ export async function createServices(config: Config, options: BootstrapOptions =
   });
   if (database.pglite && options.migrate !== false) await migratePglite(database.pglite);
   const secretBox = config.ENCRYPTION_KEY ? SecretBox.fromSetting(config.ENCRYPTION_KEY) : SecretBox.fromDataDir(config.DATA_DIR);
+  if (options.migrate !== false) await backfillPinDigests(database.prisma, secretBox, logger);
   let allowedPrivateCidrs: string[];
   try {
     allowedPrivateCidrs = parseCidrList(config.WEBHOOK_ALLOWED_PRIVATE_CIDRS ?? '');

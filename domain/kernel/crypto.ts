@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -41,6 +41,17 @@ export class SecretBox {
     const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return VERSION_PREFIX + Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
+  }
+
+  /**
+   * A keyed digest (HMAC-SHA256, hex) of a low-entropy value such as a personal identity number:
+   * equal values give equal digests, so a unique index can compare them, while without the key
+   * nobody can test guesses against it as they could against a bare hash. `purpose` gives each use
+   * its own subkey, so digests of one kind never match another's.
+   */
+  digest(purpose: string, value: string): string {
+    const subkey = createHmac('sha256', this.#key).update(`digest:${purpose}`).digest();
+    return createHmac('sha256', subkey).update(value, 'utf8').digest('hex');
   }
 
   decrypt(sealed: string): string {

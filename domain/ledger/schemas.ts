@@ -13,8 +13,35 @@ export const AccountNumber = z
 export const ACCOUNT_TYPES = ['asset', 'equity_liability', 'revenue', 'expense', 'financial'] as const;
 export const AccountType = z.enum(ACCOUNT_TYPES).describe('From the class (first digit): 1 asset, 2 equity_liability, 3 revenue, 4-7 expense, 8 financial.');
 
-export const VAT_CODES = ['standard_25', 'reduced_12', 'reduced_6', 'exempt'] as const;
-export const VatCode = z.enum(VAT_CODES).describe('VAT rate of sales or purchases booked here: 25, 12, 6 % or exempt.');
+/**
+ * What is booked on an account, as far as the VAT return cares: domestic sales at 25, 12 or 6 %
+ * or exempt, and the kinds of sale and purchase Skatteverket's boxes 06-08, 20-24, 35-42 and 50
+ * ask for. Which box each feeds: domain/tax/vat-boxes.ts (and docs/reference/vat-boxes.md).
+ */
+export const VAT_CODES = [
+  'standard_25',
+  'reduced_12',
+  'reduced_6',
+  'exempt',
+  'withdrawal',
+  'margin_scheme',
+  'rental_voluntary',
+  'eu_goods_purchase',
+  'eu_service_purchase',
+  'non_eu_service_purchase',
+  'se_reverse_charge_goods_purchase',
+  'se_reverse_charge_service_purchase',
+  'import_goods',
+  'eu_goods_sale',
+  'export_goods',
+  'triangular_purchase',
+  'triangular_sale',
+  'eu_service_sale',
+  'export_services',
+  'se_reverse_charge_sale',
+] as const;
+export type VatCodeValue = (typeof VAT_CODES)[number];
+export const VatCode = z.enum(VAT_CODES).describe('What is booked here, for the VAT return (docs/reference/vat-boxes.md).');
 
 /** Öre as a JSON integer: never a float, never beyond what JSON numbers carry exactly. */
 export const Ore = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).describe('Amount in öre (1 SEK = 100 öre).');

@@ -1,10 +1,9 @@
-import type { VAT_CODES } from './schemas.ts';
-
 /**
  * The BAS accounts a small Swedish aktiebolag uses from day one (BAS 2026 names, abridged).
- * Every new company starts with these; more are added with createAccount.
+ * Every new company starts with these; more are added with createAccount. Each takes the VAT code
+ * its number gives it (defaultVatCode, ledger/vat-codes.ts).
  */
-export const BAS_STARTER_CHART: readonly { number: string; name: string; vatCode?: (typeof VAT_CODES)[number] }[] = [
+export const BAS_STARTER_CHART: readonly { number: string; name: string }[] = [
   { number: '1510', name: 'Kundfordringar' },
   { number: '1630', name: 'Avräkning för skatter och avgifter (skattekonto)' },
   { number: '1910', name: 'Kassa' },
@@ -23,18 +22,18 @@ export const BAS_STARTER_CHART: readonly { number: string; name: string; vatCode
   { number: '2731', name: 'Avräkning lagstadgade sociala avgifter' },
   { number: '2920', name: 'Upplupna semesterlöner' },
   { number: '2941', name: 'Beräknade upplupna lagstadgade sociala avgifter' },
-  { number: '3001', name: 'Försäljning inom Sverige, 25 % moms', vatCode: 'standard_25' },
-  { number: '3002', name: 'Försäljning inom Sverige, 12 % moms', vatCode: 'reduced_12' },
-  { number: '3003', name: 'Försäljning inom Sverige, 6 % moms', vatCode: 'reduced_6' },
-  { number: '3004', name: 'Försäljning inom Sverige, momsfri', vatCode: 'exempt' },
+  { number: '3001', name: 'Försäljning inom Sverige, 25 % moms' },
+  { number: '3002', name: 'Försäljning inom Sverige, 12 % moms' },
+  { number: '3003', name: 'Försäljning inom Sverige, 6 % moms' },
+  { number: '3004', name: 'Försäljning inom Sverige, momsfri' },
   { number: '3740', name: 'Öres- och kronutjämning' },
-  { number: '4010', name: 'Inköp material och varor', vatCode: 'standard_25' },
-  { number: '5010', name: 'Lokalhyra', vatCode: 'standard_25' },
-  { number: '5410', name: 'Förbrukningsinventarier', vatCode: 'standard_25' },
-  { number: '6071', name: 'Representation, avdragsgill', vatCode: 'standard_25' },
-  { number: '6110', name: 'Kontorsmateriel', vatCode: 'standard_25' },
-  { number: '6212', name: 'Mobiltelefon', vatCode: 'standard_25' },
-  { number: '6570', name: 'Bankkostnader', vatCode: 'exempt' },
+  { number: '4010', name: 'Inköp material och varor' },
+  { number: '5010', name: 'Lokalhyra' },
+  { number: '5410', name: 'Förbrukningsinventarier' },
+  { number: '6071', name: 'Representation, avdragsgill' },
+  { number: '6110', name: 'Kontorsmateriel' },
+  { number: '6212', name: 'Mobiltelefon' },
+  { number: '6570', name: 'Bankkostnader' },
   { number: '7010', name: 'Löner till kollektivanställda' },
   { number: '7082', name: 'Sjuklöner till kollektivanställda' },
   { number: '7210', name: 'Löner till tjänstemän' },

@@ -1,39 +1,81 @@
+import type { Db } from '../db/client.ts';
+import { DomainError } from '../kernel/errors.ts';
+
 /**
- * Employer contributions (arbetsgivaravgifter) by the employee's birth year, as they apply on the
- * pay date. Rates in hundredths of a percent (3142 = 31.42 %), as Skatteverket publishes them for
- * 2024-2026, including the temporary youth reduction for pay from 1 April 2026 to 30 September
- * 2027. A new rate is a new dated row here; check Skatteverket's tables before each year.
- *
- * - standard: 31.42 %.
- * - Turned 66 before the year began (born ≤ payYear − 67): only the retirement-pension part, 10.21 %.
- * - Born 1937 or earlier: no contributions.
- * - Youth reduction while it applies: turned 19 but not 23 before the year began (born payYear − 23
- *   … payYear − 20): 20.81 % on pay up to 25,000 kr a month, the standard rate above that.
+ * Employer contributions (arbetsgivaravgifter) come from dated rows in the database
+ * (employer_contribution_rates, seeded by migration with the law each row comes from; a new
+ * rate is a new row, never a code change). Rates are in hundredths of a percent (3142 = 31.42 %).
+ * docs/tax.md#employer-contributions lists the rows and their sources.
  */
-
-export const STANDARD_RATE = 3142;
-export const PENSION_ONLY_RATE = 1021;
-export const PENSION_ONLY_FROM_AGE = 66;
-export const NO_CONTRIBUTIONS_BORN_BEFORE = 1938;
-
-export interface YouthReduction {
-  from: string;
-  to: string;
-  rate: number;
-  /** Turned at least this many years before the year began … */
-  minAge: number;
-  /** … and fewer than this. */
-  maxAgeExclusive: number;
-  /** Monthly pay the reduced rate applies to, öre. */
-  capPerMonth: number;
+export interface ContributionRate {
+  id: string;
+  validFrom: string;
+  /** Inclusive; null while no end is known. */
+  validTo: string | null;
+  /** Applies to people born this year or earlier. */
+  bornTo: number | null;
+  /** Applies from this age at the start of the pay year ("vid årets ingång har fyllt") … */
+  ageFrom: number | null;
+  /** … up to, not including, this age. */
+  ageTo: number | null;
+  rateHundredths: number;
+  /** Öre a calendar month the rate applies to; pay above it takes the next row that applies. */
+  capPerMonth: number | null;
+  precedence: number;
+  source: string;
 }
 
-export const YOUTH_REDUCTIONS: readonly YouthReduction[] = [
-  { from: '2026-04-01', to: '2027-09-30', rate: 2081, minAge: 19, maxAgeExclusive: 23, capPerMonth: 2_500_000 },
-];
+/** The rows in force on a pay date, in the order they are tried. */
+export async function contributionRatesOn(db: Db, payDate: string): Promise<ContributionRate[]> {
+  const rows = await db.$queryRaw<(Omit<ContributionRate, 'capPerMonth'> & { capPerMonth: bigint | null })[]>`
+    SELECT id, valid_from::text AS "validFrom", valid_to::text AS "validTo", born_to AS "bornTo", age_from AS "ageFrom", age_to AS "ageTo",
+           rate_hundredths AS "rateHundredths", cap_per_month AS "capPerMonth", precedence, source
+      FROM employer_contribution_rates
+     WHERE valid_from <= ${payDate}::date AND (valid_to IS NULL OR valid_to >= ${payDate}::date)
+     ORDER BY precedence, id`;
+  return rows.map((row) => ({ ...row, capPerMonth: row.capPerMonth === null ? null : Number(row.capPerMonth) }));
+}
+
+/** The age reached by the end of the year before the pay year: the law's "vid årets ingång". */
+export const ageAtYearStart = (birthYear: number, payDate: string): number => Number(payDate.slice(0, 4)) - 1 - birthYear;
+
+const applies = (rate: ContributionRate, birthYear: number, age: number): boolean =>
+  (rate.bornTo === null || birthYear <= rate.bornTo) && (rate.ageFrom === null || age >= rate.ageFrom) && (rate.ageTo === null || age < rate.ageTo);
+
+/** A part of the pay and the rate it bears. */
+export interface ContributionPart {
+  rateHundredths: number;
+  /** Öre. */
+  base: number;
+}
+
+/**
+ * Splits a month's pay over the rates that apply to the employee: the first applicable row takes
+ * the pay up to its cap, the next applicable row the rest, and so on (the youth reduction of
+ * SFS 2026:100 covers 25 000 kr a month; above that the standard rate applies).
+ */
+export function contributionParts(gross: number, birthYear: number, payDate: string, rates: readonly ContributionRate[]): ContributionPart[] {
+  const age = ageAtYearStart(birthYear, payDate);
+  const parts: ContributionPart[] = [];
+  let remaining = gross;
+  for (const rate of rates) {
+    if (remaining === 0) break;
+    if (!applies(rate, birthYear, age)) continue;
+    const base = rate.capPerMonth === null ? remaining : Math.min(remaining, rate.capPerMonth);
+    parts.push({ rateHundredths: rate.rateHundredths, base });
+    remaining -= base;
+  }
+  if (remaining > 0) {
+    throw new DomainError('VALIDATION_ERROR', {
+      message: `No employer contribution rate on file covers pay on ${payDate}.`,
+      details: [{ path: 'body.pay_date', message: 'Outside the dated contribution rates the service knows (docs/tax.md#employer-contributions).' }],
+    });
+  }
+  return parts;
+}
 
 export interface Contribution {
-  /** Öre, rounded to the nearest öre. */
+  /** Öre, each part rounded to the nearest öre. */
   amount: number;
   /** The effective rate in hundredths of a percent (a blend when a cap splits the pay). */
   rateHundredths: number;
@@ -42,19 +84,11 @@ export interface Contribution {
 const percentOf = (amount: number, hundredths: number): number => Number((BigInt(amount) * BigInt(hundredths) + 5000n) / 10000n);
 
 /** Contributions on `gross` öre paid on `payDate` (YYYY-MM-DD) to someone born in `birthYear`. */
-export function employerContribution(gross: number, birthYear: number, payDate: string): Contribution {
-  const payYear = Number(payDate.slice(0, 4));
-  // Age reached by the end of the year before the pay year ("fyllt … vid årets ingång").
-  const ageAtYearStart = payYear - 1 - birthYear;
-  if (birthYear < NO_CONTRIBUTIONS_BORN_BEFORE) return { amount: 0, rateHundredths: 0 };
-  if (ageAtYearStart >= PENSION_ONLY_FROM_AGE) return { amount: percentOf(gross, PENSION_ONLY_RATE), rateHundredths: PENSION_ONLY_RATE };
-  const youth = YOUTH_REDUCTIONS.find((r) => r.from <= payDate && payDate <= r.to && ageAtYearStart >= r.minAge && ageAtYearStart < r.maxAgeExclusive);
-  if (youth) {
-    const reducedPart = Math.min(gross, youth.capPerMonth);
-    const amount = percentOf(reducedPart, youth.rate) + percentOf(gross - reducedPart, STANDARD_RATE);
-    return { amount, rateHundredths: gross === reducedPart ? youth.rate : Math.round((amount * 10000) / gross) };
-  }
-  return { amount: percentOf(gross, STANDARD_RATE), rateHundredths: STANDARD_RATE };
+export function employerContribution(gross: number, birthYear: number, payDate: string, rates: readonly ContributionRate[]): Contribution {
+  const parts = contributionParts(gross, birthYear, payDate, rates);
+  const amount = parts.reduce((sum, part) => sum + percentOf(part.base, part.rateHundredths), 0);
+  const single = parts.length === 1 ? parts[0]!.rateHundredths : null;
+  return { amount, rateHundredths: single ?? (gross === 0 ? 0 : Math.round((amount * 10000) / gross)) };
 }
 
 /** Preliminary tax: a percentage of gross rounded down to whole kronor (as the tax tables do), or a fixed amount. */

@@ -2,7 +2,9 @@ import type { OperationContext } from '../context.ts';
 import { requireScope, withTransaction } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery, keysetPage } from '../kernel/pagination.ts';
+import { isUniqueViolation } from '../db/errors.ts';
 import { fromSqlDate, toSqlDate } from '../ledger/schemas.ts';
+import { pinDigestOf } from './pin-digest.ts';
 import { z } from 'zod';
 import type { Employee, EmployeeCreateBody, EmployeeUpdateBody } from './schemas.ts';
 
@@ -21,6 +23,9 @@ export interface EmployeeRow {
   monthlySalary: bigint;
   taxRateHundredths: number | null;
   taxAmount: bigint | null;
+  specificationNumber: number;
+  workplaceAddress: string | null;
+  workplaceCity: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -45,6 +50,9 @@ export function toEmployee(row: EmployeeRow, pin: string): Employee {
     monthly_salary: Number(row.monthlySalary),
     tax_rate: row.taxRateHundredths === null ? null : row.taxRateHundredths / 100,
     tax_amount: row.taxAmount === null ? null : Number(row.taxAmount),
+    specification_number: row.specificationNumber,
+    workplace_address: row.workplaceAddress,
+    workplace_city: row.workplaceCity,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -57,25 +65,65 @@ const employeeNotFound = (): DomainError => new DomainError('NOT_FOUND', { messa
 const pinColumns = (ctx: OperationContext, pin: string) => ({
   pinEncrypted: ctx.services.secretBox.encrypt(pin),
   pinMasked: maskPin(pin),
+  pinDigest: pinDigestOf(ctx.services.secretBox, pin),
   birthDate: toSqlDate(birthDateOf(pin)),
+});
+
+/** 409 naming the employee who already has the number, never the number itself. */
+const pinTaken = (holderId?: string): DomainError =>
+  new DomainError('EMPLOYEE_EXISTS', {
+    message: holderId
+      ? `Employee ${holderId} of this company already has this personal identity number.`
+      : 'Another employee of this company already has this personal identity number.',
+    details: [{ path: 'body.personal_identity_number', message: 'Already registered for another employee of this company.' }],
+  });
+
+/**
+ * A company registers a person once (the AGI must declare each payee once): the unique index on
+ * the digest decides; the read before it only names who holds the number.
+ */
+async function assertPinFree(ctx: OperationContext, companyId: string, pin: string, self?: string): Promise<void> {
+  const [holder] = await ctx.db.$queryRaw<{ id: string }[]>`
+    SELECT id FROM employees WHERE company_id = ${companyId}::uuid AND pin_digest = ${pinDigestOf(ctx.services.secretBox, pin)}
+       AND id IS DISTINCT FROM ${self ?? null}::uuid`;
+  if (holder) throw pinTaken(holder.id);
+}
+
+async function writeEmployee<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    // Only the digest index can refuse an employee write as a duplicate.
+    if (isUniqueViolation(error)) throw pinTaken();
+    throw error;
+  }
+}
+
+const workplaceColumns = (body: { workplace_address?: string | null; workplace_city?: string | null }) => ({
+  ...(body.workplace_address !== undefined && { workplaceAddress: body.workplace_address }),
+  ...(body.workplace_city !== undefined && { workplaceCity: body.workplace_city }),
 });
 
 export async function createEmployee(ctx: OperationContext, companyId: string, body: EmployeeCreateBody): Promise<Employee> {
   requireScope(ctx, PAYROLL_READ);
   requireScope(ctx, 'companies:write');
   return withTransaction(ctx, async (tx) => {
-    const row = await tx.db.employee.create({
-      data: {
-        companyId,
-        name: body.name,
-        ...pinColumns(tx, body.personal_identity_number),
-        employmentStart: toSqlDate(body.employment_start),
-        employmentEnd: body.employment_end ? toSqlDate(body.employment_end) : null,
-        monthlySalary: BigInt(body.monthly_salary),
-        taxRateHundredths: body.tax_rate === undefined ? null : Math.round(body.tax_rate * 100),
-        taxAmount: body.tax_amount === undefined ? null : BigInt(body.tax_amount),
-      },
-    });
+    await assertPinFree(tx, companyId, body.personal_identity_number);
+    const row = await writeEmployee(() =>
+      tx.db.employee.create({
+        data: {
+          companyId,
+          name: body.name,
+          ...pinColumns(tx, body.personal_identity_number),
+          employmentStart: toSqlDate(body.employment_start),
+          employmentEnd: body.employment_end ? toSqlDate(body.employment_end) : null,
+          monthlySalary: BigInt(body.monthly_salary),
+          taxRateHundredths: body.tax_rate === undefined ? null : Math.round(body.tax_rate * 100),
+          taxAmount: body.tax_amount === undefined ? null : BigInt(body.tax_amount),
+          ...workplaceColumns(body),
+        },
+      }),
+    );
     return masked(row);
   });
 }
@@ -102,6 +150,7 @@ export async function listEmployees(
     `SELECT id, company_id AS "companyId", name, pin_encrypted AS "pinEncrypted", pin_masked AS "pinMasked",
             birth_date AS "birthDate", employment_start AS "employmentStart", employment_end AS "employmentEnd",
             monthly_salary AS "monthlySalary", tax_rate_hundredths AS "taxRateHundredths", tax_amount AS "taxAmount",
+            specification_number AS "specificationNumber", workplace_address AS "workplaceAddress", workplace_city AS "workplaceCity",
             created_at AS "createdAt", updated_at AS "updatedAt", ${keysetTimestampSql('created_at')} AS key
        FROM employees
       WHERE company_id = $1::uuid AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3::uuid))
@@ -120,19 +169,23 @@ export async function updateEmployee(ctx: OperationContext, companyId: string, e
   requireScope(ctx, PAYROLL_READ);
   requireScope(ctx, 'companies:write');
   return withTransaction(ctx, async (tx) => {
-    const updated = await tx.db.employee.updateManyAndReturn({
-      where: { companyId, id: employeeId },
-      data: {
-        ...(body.name !== undefined && { name: body.name }),
-        ...(body.personal_identity_number !== undefined && pinColumns(tx, body.personal_identity_number)),
-        ...(body.employment_start !== undefined && { employmentStart: toSqlDate(body.employment_start) }),
-        ...(body.employment_end !== undefined && { employmentEnd: body.employment_end === null ? null : toSqlDate(body.employment_end) }),
-        ...(body.monthly_salary !== undefined && { monthlySalary: BigInt(body.monthly_salary) }),
-        ...(body.tax_rate !== undefined && { taxRateHundredths: Math.round(body.tax_rate * 100), taxAmount: null }),
-        ...(body.tax_amount !== undefined && { taxAmount: BigInt(body.tax_amount), taxRateHundredths: null }),
-        updatedAt: tx.services.now(),
-      },
-    });
+    if (body.personal_identity_number !== undefined) await assertPinFree(tx, companyId, body.personal_identity_number, employeeId);
+    const updated = await writeEmployee(() =>
+      tx.db.employee.updateManyAndReturn({
+        where: { companyId, id: employeeId },
+        data: {
+          ...(body.name !== undefined && { name: body.name }),
+          ...(body.personal_identity_number !== undefined && pinColumns(tx, body.personal_identity_number)),
+          ...(body.employment_start !== undefined && { employmentStart: toSqlDate(body.employment_start) }),
+          ...(body.employment_end !== undefined && { employmentEnd: body.employment_end === null ? null : toSqlDate(body.employment_end) }),
+          ...(body.monthly_salary !== undefined && { monthlySalary: BigInt(body.monthly_salary) }),
+          ...(body.tax_rate !== undefined && { taxRateHundredths: Math.round(body.tax_rate * 100), taxAmount: null }),
+          ...(body.tax_amount !== undefined && { taxAmount: BigInt(body.tax_amount), taxRateHundredths: null }),
+          ...workplaceColumns(body),
+          updatedAt: tx.services.now(),
+        },
+      }),
+    );
     const row = updated[0];
     if (!row) throw employeeNotFound();
     if (row.employmentEnd && row.employmentEnd < row.employmentStart) {

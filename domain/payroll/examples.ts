@@ -16,6 +16,9 @@ export const employeeExample: z.input<typeof Employee> = {
   monthly_salary: 4_200_000,
   tax_rate: 30,
   tax_amount: null,
+  specification_number: 1,
+  workplace_address: 'Storgatan 1',
+  workplace_city: 'Malmö',
   created_at: '2024-02-20T09:00:00.000Z',
   updated_at: '2026-01-10T09:00:00.000Z',
 };

@@ -6,7 +6,7 @@ import { isUniqueViolation } from '../db/errors.ts';
 import { bookEntry } from '../ledger/commit.ts';
 import { lastDayOfMonth } from '../ledger/calendar.ts';
 import { fromSqlDate, toSqlDate } from '../ledger/schemas.ts';
-import { employerContribution, preliminaryTax } from './contribution-rates.ts';
+import { contributionRatesOn, employerContribution, preliminaryTax } from './contribution-rates.ts';
 import { PAYROLL_READ } from './employees.ts';
 import type { SalaryRun, SalaryRunCreateBody } from './schemas.ts';
 
@@ -117,6 +117,7 @@ export async function createSalaryRun(ctx: OperationContext, companyId: string, 
       },
       orderBy: [{ name: 'asc' }, { id: 'asc' }],
     });
+    const rates = await contributionRatesOn(tx.db, payDate);
     if (employees.length === 0) {
       throw new DomainError('NO_ACTIVE_EMPLOYEES', { message: `No employee is employed in ${body.period}.` });
     }
@@ -126,7 +127,7 @@ export async function createSalaryRun(ctx: OperationContext, companyId: string, 
         rateHundredths: employee.taxRateHundredths,
         amount: employee.taxAmount === null ? null : Number(employee.taxAmount),
       });
-      const contribution = employerContribution(gross, Number(fromSqlDate(employee.birthDate).slice(0, 4)), payDate);
+      const contribution = employerContribution(gross, Number(fromSqlDate(employee.birthDate).slice(0, 4)), payDate, rates);
       return { employeeId: employee.id, gross, tax, contributions: contribution.amount, rate: contribution.rateHundredths, net: gross - tax };
     });
     const sum = (pick: (line: (typeof lines)[number]) => number) => BigInt(lines.reduce((total, line) => total + pick(line), 0));

@@ -51,6 +51,9 @@ export const Employee = z
     monthly_salary: Ore.describe('Gross monthly salary, öre.'),
     tax_rate: z.number().nullable().describe('Preliminary tax, percent of gross; null when tax_amount applies.'),
     tax_amount: Ore.nullable().describe('Preliminary tax, öre a month; null when tax_rate applies.'),
+    specification_number: z.number().int().positive().describe("The AGI's specification number (FK570); never changes."),
+    workplace_address: z.string().nullable(),
+    workplace_city: z.string().nullable(),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -58,6 +61,12 @@ export const Employee = z
 export type Employee = z.infer<typeof Employee>;
 
 const EmployeeName = z.string().trim().min(1).max(200);
+const WorkplaceText = z.string().trim().min(1).max(200);
+/** Where the employee works (tjänsteställe), which the AGI declares from January 2023. */
+const WORKPLACE = {
+  workplace_address: WorkplaceText.describe('Street address of the workplace, for the AGI (FK245).'),
+  workplace_city: WorkplaceText.describe('Town of the workplace, for the AGI (FK246).'),
+};
 
 const taxRuleRefinement = (body: { tax_rate?: number | undefined; tax_amount?: number | undefined }, issue: z.RefinementCtx) => {
   if ((body.tax_rate === undefined) === (body.tax_amount === undefined)) {
@@ -74,6 +83,8 @@ export const EmployeeCreateBody = z
     monthly_salary: Ore.describe('Gross monthly salary, öre.'),
     tax_rate: TaxRate.optional(),
     tax_amount: Ore.optional().describe('Fixed preliminary tax, öre a month.'),
+    workplace_address: WORKPLACE.workplace_address.optional(),
+    workplace_city: WORKPLACE.workplace_city.optional(),
   })
   .superRefine(taxRuleRefinement);
 export type EmployeeCreateBody = z.infer<typeof EmployeeCreateBody>;
@@ -87,6 +98,8 @@ export const EmployeeUpdateBody = z
     monthly_salary: Ore.optional(),
     tax_rate: TaxRate.optional().describe('Replaces tax_amount.'),
     tax_amount: Ore.optional().describe('Replaces tax_rate.'),
+    workplace_address: WORKPLACE.workplace_address.nullable().optional(),
+    workplace_city: WORKPLACE.workplace_city.nullable().optional(),
   })
   .superRefine((body, issue) => {
     if (Object.keys(body).length === 0) issue.addIssue({ code: 'custom', path: [], message: 'Provide at least one field to update.' });

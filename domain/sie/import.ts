@@ -4,6 +4,7 @@ import { requireScope } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { emitEvents } from '../events/emit.ts';
 import { createAccount } from '../ledger/accounts.ts';
+import { defaultVatCode } from '../ledger/vat-codes.ts';
 import { addDays, addMonths } from '../ledger/calendar.ts';
 import { bookEntry } from '../ledger/commit.ts';
 import { readEntries } from '../ledger/entries.ts';
@@ -356,7 +357,7 @@ export async function prepareSieImport(
   requireScope(ctx, 'companies:write');
   const fiscalYearId = plan.year.id ?? (await insertFiscalYear(ctx.db, companyId, plan.year.start, plan.year.end)).id;
   if (plan.opening && plan.opening.year.id === null) await insertFiscalYear(ctx.db, companyId, plan.opening.year.start, plan.opening.year.end);
-  for (const account of plan.createAccounts) await createAccount(ctx, companyId, account);
+  for (const account of plan.createAccounts) await createAccount(ctx, companyId, { ...account, vat_code: defaultVatCode(account.number) });
   const opening = plan.opening
     ? await bookEntry(ctx, companyId, { date: plan.opening.date, description: OPENING_DESCRIPTION, series: OPENING_SERIES, lines: plan.opening.lines })
     : null;

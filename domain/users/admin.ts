@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../db/client.ts';
 import { BAS_STARTER_CHART } from '../ledger/starter-chart.ts';
+import { defaultVatCode } from '../ledger/vat-codes.ts';
 
 /** Administrative verbs used by the CLI and the demo seed; the public API does not expose them. */
 
@@ -30,7 +31,7 @@ export async function createCompany(db: Db, input: z.input<typeof CreateCompanyI
     data: {
       ...data,
       accounts: {
-        create: BAS_STARTER_CHART.map((account) => ({ number: account.number, name: account.name, vatCode: account.vatCode ?? null })),
+        create: BAS_STARTER_CHART.map((account) => ({ number: account.number, name: account.name, vatCode: defaultVatCode(account.number) })),
       },
     },
     select: { id: true },
