@@ -6,7 +6,7 @@ import { VatReturn } from '../tax/schemas.ts';
 import { Operation } from '../operations/schemas.ts';
 import { operationExample } from '../operations/examples.ts';
 import { agiExample, salaryRunExample } from '../payroll/examples.ts';
-import { vatReturnExample } from '../tax/examples.ts';
+import { submittedVatReturnExample, vatReturnExample } from '../tax/examples.ts';
 import { COMPANY_ID, FISCAL_YEAR_ID, accountExample, journalEntryExample, periodExample } from '../ledger/examples.ts';
 import { Document } from '../documents/schemas.ts';
 import { attachedDocumentExample, documentExample } from '../documents/examples.ts';
@@ -203,12 +203,13 @@ const CATALOG = {
     { ...agiExample, status: 'submitted', submitted_at: '2026-12-08T08:30:12.000Z' },
     true,
   ),
-  'vat_return.generated': entry(TAX, 'A VAT return was generated for a period.', VatReturnObject, vatReturnExample),
-  'vat_return.submitted': entry(TAX, 'A VAT return was submitted to Skatteverket.', VatReturnObject, {
-    ...vatReturnExample,
-    status: 'submitted',
-    submitted_at: '2026-11-09T13:05:47.000Z',
-  }),
+  'vat_return.generated': entry(TAX, 'A VAT return (or a correction version) was generated for a period.', VatReturnObject, vatReturnExample),
+  'vat_return.submitted': entry(
+    TAX,
+    'A VAT return (or a correction) was submitted and its settlement entry booked.',
+    VatReturnObject,
+    submittedVatReturnExample,
+  ),
   'operation.succeeded': entry(OPERATIONS, 'An asynchronous operation finished successfully.', OperationObject, operationExample),
   'operation.failed': entry(OPERATIONS, 'An asynchronous operation failed; see its error.', OperationObject, {
     ...operationExample,

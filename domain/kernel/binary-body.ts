@@ -12,3 +12,18 @@ export interface BinaryBody {
   /** Size in bytes when known before streaming (Content-Length); streamed reports omit it. */
   length?: number;
 }
+
+/** A small file already in memory (a tax return's XML) as a binary body with its length. */
+export function bytesBody(contentType: string, filename: string, bytes: Uint8Array): BinaryBody {
+  return {
+    contentType,
+    filename,
+    length: bytes.byteLength,
+    stream: new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes);
+        controller.close();
+      },
+    }),
+  };
+}

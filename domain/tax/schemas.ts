@@ -5,16 +5,15 @@ const IsoDate = z.iso.date();
 const Timestamp = z.iso.datetime();
 const SignedOre = z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).describe('Öre; may be negative.');
 
-export const VAT_BOXES = ['05', '10', '11', '12', '48', '49'] as const;
-
 export const VatBox = z.object({
-  box: z.enum(VAT_BOXES).describe("Box (ruta) of Skatteverket's VAT return."),
+  box: z.string().describe('Ruta, e.g. "05" (docs/reference/vat-boxes.md).'),
   label: z.string(),
-  amount: SignedOre,
-  accounts: z
-    .array(z.object({ account: AccountNumber, name: z.string(), amount: SignedOre }))
-    .describe('The accounts and sums the box came from (empty for box 49, which is computed).'),
+  amount: SignedOre.describe('As declared: whole kronor, öre dropped, in öre.'),
+  exact: SignedOre.describe('The ledger sum.'),
+  accounts: z.array(z.object({ account: AccountNumber, name: z.string(), amount: SignedOre })),
 });
+
+export const SettlementLine = z.object({ account: AccountNumber, debit: Ore, credit: Ore });
 
 export const VatReturn = z
   .object({
@@ -22,16 +21,21 @@ export const VatReturn = z
     company_id: z.uuid(),
     period_start: IsoDate,
     period_end: IsoDate.describe('Inclusive.'),
+    version: z.number().int().positive().describe('1, or higher for a correction.'),
+    corrects_id: z.uuid().nullable().describe('The submitted version this one corrects.'),
     status: z.enum(['generated', 'submitted']),
-    boxes: z.array(VatBox),
-    output_vat: Ore.describe('Boxes 10 + 11 + 12.'),
-    input_vat: Ore.describe('Box 48.'),
-    net_vat: SignedOre.describe('Box 49: to pay (positive) or to reclaim (negative).'),
+    boxes: z.array(VatBox).describe('Every box in form order.'),
+    output_vat: SignedOre.describe('Declared boxes 10-12, 30-32, 60-62.'),
+    input_vat: SignedOre.describe('Declared box 48.'),
+    net_vat: SignedOre.describe('Box 49: to pay (positive) or reclaim.'),
+    settlement: z
+      .object({ journal_entry_id: z.uuid().nullable(), lines: z.array(SettlementLine) })
+      .describe('The momsavräkning submitting books (VAT accounts to 2650, öre to 3740); the entry once booked.'),
     currency: z.literal('SEK'),
     generated_at: Timestamp,
     submitted_at: Timestamp.nullable(),
   })
-  .describe('A VAT return (momsdeklaration) generated from the committed ledger.');
+  .describe('A VAT return (momsdeklaration) from the committed ledger.');
 export type VatReturn = z.infer<typeof VatReturn>;
 
 export const VatReturnGenerateBody = z.strictObject({

@@ -12,7 +12,7 @@ export const generateVatReturn = defineOperation({
   path: '/companies/{companyId}/vat-returns',
   summary: 'Generate a VAT return',
   description:
-    'Computes boxes 05, 10-12, 48 and 49 from committed entries of whole periods, all of which must be locked. Replaces an unsubmitted return of the same periods. Emits vat_return.generated.',
+    'Every box of the VAT return from committed entries of whole, locked periods (settlement entries excluded). Replaces an unsubmitted return; after submission, creates a correction version. Emits vat_return.generated.',
   auth: { scope: 'compliance:write' },
   risk: 'L2',
   idempotent: true,
@@ -21,7 +21,7 @@ export const generateVatReturn = defineOperation({
   idempotencyKey: 'optional',
   sideEffects: ['create', 'emits_event'],
   auditTarget: 'vat_return',
-  errors: ['VAT_PERIOD_INVALID', 'PERIODS_NOT_LOCKED', 'FILING_SUBMITTED'],
+  errors: ['VAT_PERIOD_INVALID', 'PERIODS_NOT_LOCKED'],
   input: { params: CompanyParams, body: VatReturnGenerateBody },
   output: VatReturn,
   status: 201,

@@ -1,5 +1,7 @@
 import { VatReturn } from '../../../domain/tax/schemas.ts';
 import { getVatReturn as get } from '../../../domain/tax/vat.ts';
+import { vatReturnFile } from '../../../domain/tax/eskd.ts';
+import { XML_MEDIA_TYPE } from '../../../domain/tax/filing-identity.ts';
 import { vatReturnExample } from '../../../domain/tax/examples.ts';
 import { COMPANY_ID } from '../../../domain/ledger/examples.ts';
 import { defineOperation, READ_ONLY } from '../../define-operation.ts';
@@ -7,12 +9,12 @@ import { VatParams } from './params.ts';
 
 export const getVatReturn = defineOperation({
   id: 'getVatReturn',
-  errors: [],
+  errors: ['FILING_INCOMPLETE'],
   group: 'tax',
   method: 'GET',
   path: '/companies/{companyId}/vat-returns/{vatReturnId}',
   summary: 'Get a VAT return',
-  description: 'One VAT return with each box and the accounts and sums it came from.',
+  description: "One VAT return: every box with its accounts. Accept: application/xml gives Skatteverket's upload file (eSKD 6.0); a person signs and sends it.",
   auth: { scope: 'compliance:read' },
   ...READ_ONLY,
   input: { params: VatParams },
@@ -20,5 +22,6 @@ export const getVatReturn = defineOperation({
   status: 200,
   examples: { params: { companyId: COMPANY_ID, vatReturnId: vatReturnExample.id }, response: vatReturnExample },
   surfaces: ['api', 'mcp', 'cli'],
+  produces: [{ mediaType: XML_MEDIA_TYPE, render: (ctx, { params }) => vatReturnFile(ctx, params.companyId, params.vatReturnId) }],
   handler: async (ctx, { params }) => ({ data: await get(ctx, params.companyId, params.vatReturnId) }),
 });

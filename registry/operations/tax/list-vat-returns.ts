@@ -13,7 +13,7 @@ export const listVatReturns = defineOperation({
   method: 'GET',
   path: '/companies/{companyId}/vat-returns',
   summary: 'List VAT returns',
-  description: 'VAT returns, newest period first.',
+  description: 'VAT returns, newest period first, every version.',
   auth: { scope: 'compliance:read' },
   ...READ_ONLY,
   input: { params: CompanyParams },

@@ -1,6 +1,6 @@
 import { VatReturn } from '../../../domain/tax/schemas.ts';
 import { submitVatReturn as submit } from '../../../domain/tax/vat.ts';
-import { vatReturnExample } from '../../../domain/tax/examples.ts';
+import { submittedVatReturnExample, vatReturnExample } from '../../../domain/tax/examples.ts';
 import { COMPANY_ID } from '../../../domain/ledger/examples.ts';
 import { defineOperation } from '../../define-operation.ts';
 import { VatParams } from './params.ts';
@@ -11,7 +11,8 @@ export const submitVatReturn = defineOperation({
   method: 'POST',
   path: '/companies/{companyId}/vat-returns/{vatReturnId}/submit',
   summary: 'Submit a VAT return',
-  description: 'Records the filing and freezes the return (no agency is called). Emits vat_return.submitted.',
+  description:
+    'Records the filing, freezes the return and books its momsavräkning (VAT accounts to 2650, öre to 3740) in one transaction; dry_run shows the entry. Nothing is sent to Skatteverket. Emits vat_return.submitted.',
   auth: { scope: 'compliance:write' },
   risk: 'L3',
   idempotent: false,
@@ -20,13 +21,13 @@ export const submitVatReturn = defineOperation({
   idempotencyKey: 'optional',
   sideEffects: ['update', 'emits_event'],
   auditTarget: 'vat_return',
-  errors: ['FILING_SUBMITTED'],
+  errors: ['FILING_SUBMITTED', 'PERIODS_NOT_LOCKED', 'CONFLICT', 'FISCAL_YEAR_CLOSED', 'ACCOUNT_UNKNOWN', 'ACCOUNT_INACTIVE'],
   input: { params: VatParams },
   output: VatReturn,
   status: 200,
   examples: {
     params: { companyId: COMPANY_ID, vatReturnId: vatReturnExample.id },
-    response: { ...vatReturnExample, status: 'submitted', submitted_at: '2026-04-12T13:05:47.000Z' },
+    response: submittedVatReturnExample,
   },
   surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params }) => ({ data: await submit(ctx, params.companyId, params.vatReturnId) }),
