@@ -1,0 +1,59 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
+import { makeTenant, type Tenant } from '../../helpers/factories.ts';
+import { books } from '../../helpers/ledger.ts';
+import { blobOf, send } from '../../helpers/documents.ts';
+import { ROOT } from '../../helpers/process.ts';
+import { buildApp } from '../../../cli/build-app.ts';
+import { createOperationRunner } from '../../../domain/operations/runner.ts';
+import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds/index.ts';
+
+/**
+ * Real books: Visma Compact 6.00's SIE 4 file (../shared/sie-samples, byte for byte as published).
+ * Its January 2010 ends with the program's own momsavräkning, verification A9:
+ *   2610 debit 26 157,43 · 2640 credit 6 026,45 · 2650 credit 20 131,00 · 3740 debit 0,02
+ * so the January return Visma filed declared box 10 = 26 157, box 48 = 6 026 and box 49 = 20 131
+ * (öre dropped, 26 157 − 6 026 = 20 131). Ours must say the same although that settlement is in
+ * the books, and must have nothing left to settle.
+ */
+const SAMPLE = join(ROOT, '..', 'shared', 'sie-samples', 'visma-compact-6.00.se');
+
+describe.each(DB_TARGETS)("the Visma Compact sample's January VAT return (%s)", (target) => {
+  let t: TestServices;
+  let app: ReturnType<typeof buildApp>;
+  let tenant: Tenant;
+  let b: ReturnType<typeof books>;
+
+  beforeAll(async () => {
+    t = await createTestServices(target, { now: () => new Date('2011-03-20T10:00:00.000Z') });
+    app = buildApp(t.services);
+    tenant = await makeTenant(t.services.database.prisma);
+    b = books(app, tenant.key, tenant.companyId);
+  });
+  afterAll(async () => t?.close());
+
+  it('imports the file as published', async () => {
+    const form = new FormData();
+    form.append('file', blobOf(readFileSync(SAMPLE), 'text/plain'), 'visma-compact-6.00.se');
+    const started = await send(app, tenant.key, `/api/v1/companies/${tenant.companyId}/sie-imports`, form);
+    expect(started.status, started.text).toBe(202);
+    await createOperationRunner(t.services, { kinds: OPERATION_KIND_RUNNERS }).runOnce();
+    const done = (await b.send('GET', `/operations/${started.body.data.id}`)).body.data;
+    expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
+  });
+
+  it('declares boxes 10, 48 and 49 as Visma did: 26 157, 6 026 and 20 131 kr; nothing left to settle', async () => {
+    const periods = (await b.send('GET', '/periods')).body.data.periods;
+    const january = periods.find((p: { start_date: string }) => p.start_date === '2010-01-01');
+    expect((await b.send('POST', `/periods/${january.id}/lock`)).status).toBe(200);
+    const generated = await b.send('POST', '/vat-returns', { period_start: '2010-01-01', period_end: '2010-01-31' });
+    expect(generated.status, generated.text).toBe(201);
+    const box = (n: string) => generated.body.data.boxes.find((x: { box: string }) => x.box === n);
+    expect(box('10')).toMatchObject({ amount: 2_615_700, exact: 2_615_743 });
+    expect(box('48')).toMatchObject({ amount: 602_600, exact: 602_645 });
+    expect(box('49').amount).toBe(2_013_100);
+    expect(generated.body.data.settlement.lines).toEqual([]);
+  });
+});
