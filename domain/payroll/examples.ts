@@ -54,6 +54,8 @@ export const salaryRunExample: z.input<typeof SalaryRun> = {
   created_at: '2026-11-20T08:00:00.000Z',
 };
 
+export const AGI_CONTACT = { name: 'Karin Ek', phone: '040-123 45 67', email: 'lon@exempel.se' };
+
 export const agiExample: z.input<typeof Agi> = {
   id: '7b1e5c3a-9d2f-4068-a4e7-3c8b0f6d2a19',
   company_id: COMPANY_ID,
@@ -63,9 +65,25 @@ export const agiExample: z.input<typeof Agi> = {
   gross: 4_200_000,
   tax: 1_260_000,
   contributions: 1_319_640,
+  // FK487: 42 000 kr × 31,42 % = 13 196,40 kr, öre dropped.
+  declared: { tax: 1_260_000, contributions: 1_319_600 },
+  contact: AGI_CONTACT,
   currency: 'SEK',
   individuals: [
-    { employee_id: EMPLOYEE_ID, name: 'Anna Lindqvist', personal_identity_number: '19811218-****', gross: 4_200_000, tax: 1_260_000, contributions: 1_319_640 },
+    {
+      employee_id: EMPLOYEE_ID,
+      name: 'Anna Lindqvist',
+      personal_identity_number: '19811218-****',
+      specification_number: 1,
+      gross: 4_200_000,
+      tax: 1_260_000,
+      contributions: 1_319_640,
+      declared_gross: 4_200_000,
+      declared_tax: 1_260_000,
+      workplace_address: 'Storgatan 1',
+      workplace_city: 'Malmö',
+      change: 'new',
+    },
   ],
   corrects_id: null,
   generated_at: '2026-12-02T08:00:00.000Z',

@@ -153,13 +153,32 @@ export type SalaryRunCreateBody = z.infer<typeof SalaryRunCreateBody>;
 
 export const SalaryRunListQuery = z.strictObject({ status: SalaryRunStatus.optional() });
 
+/** Who Skatteverket may contact about a declaration (Skatteverket's TEXT50, TEXT20 and EPOST). */
+export const AgiContact = z.strictObject({
+  name: z.string().trim().min(1).max(50),
+  phone: z
+    .string()
+    .trim()
+    .regex(/^[0-9+\- ]{5,20}$/, 'Digits, +, - and spaces, 5-20 characters.'),
+  email: z.email().max(254),
+});
+export type AgiContact = z.infer<typeof AgiContact>;
+
+export const AGI_CHANGES = ['new', 'changed', 'unchanged', 'removed'] as const;
+
 export const AgiIndividual = z.object({
   employee_id: z.uuid(),
   name: z.string(),
   personal_identity_number: MaskedPin,
+  specification_number: z.number().int().positive().describe('FK570.'),
   gross: Ore,
   tax: Ore,
   contributions: Ore,
+  declared_gross: Ore.describe('FK011: whole kronor, in öre.'),
+  declared_tax: Ore.describe('FK001: whole kronor, in öre.'),
+  workplace_address: z.string().nullable().describe('FK245.'),
+  workplace_city: z.string().nullable().describe('FK246.'),
+  change: z.enum(AGI_CHANGES).describe('Against the version corrected; removed goes as a Borttag.'),
 });
 
 export const Agi = z
@@ -172,8 +191,13 @@ export const Agi = z
     gross: Ore.describe('Employer part: total gross pay.'),
     tax: Ore.describe('Employer part: total preliminary tax withheld.'),
     contributions: Ore.describe('Employer part: total employer contributions.'),
+    declared: z
+      .object({ tax: Ore.describe('FK497.'), contributions: Ore.describe('FK487.') })
+      .nullable()
+      .describe("The file's employer part: whole kronor, in öre."),
+    contact: AgiContact.nullable(),
     currency: z.literal('SEK'),
-    individuals: z.array(AgiIndividual).describe('One individual part (individuppgift) per employee.'),
+    individuals: z.array(AgiIndividual).describe('One individual part (individuppgift) per payee.'),
     corrects_id: z.uuid().nullable().describe('The submitted declaration this version corrects.'),
     generated_at: Timestamp,
     submitted_at: Timestamp.nullable(),
@@ -181,4 +205,8 @@ export const Agi = z
   .describe('Employer declaration (arbetsgivardeklaration, AGI) for a month.');
 export type Agi = z.infer<typeof Agi>;
 
-export const AgiGenerateBody = z.strictObject({ period: Month });
+export const AgiGenerateBody = z.strictObject({
+  period: Month,
+  contact: AgiContact.optional().describe("Contact for Skatteverket; default: the company's previous AGI's."),
+});
+export type AgiGenerateBody = z.infer<typeof AgiGenerateBody>;

@@ -1,6 +1,6 @@
 import { Agi, AgiGenerateBody } from '../../../domain/payroll/schemas.ts';
 import { generateAgi as generate } from '../../../domain/payroll/agi.ts';
-import { agiExample } from '../../../domain/payroll/examples.ts';
+import { AGI_CONTACT, agiExample } from '../../../domain/payroll/examples.ts';
 import { COMPANY_ID } from '../../../domain/ledger/examples.ts';
 import { defineOperation } from '../../define-operation.ts';
 import { CompanyParams } from '../params.ts';
@@ -12,7 +12,7 @@ export const generateAgi = defineOperation({
   path: '/companies/{companyId}/agis',
   summary: 'Generate an employer declaration',
   description:
-    "Builds the month's AGI from its booked salary runs. Replaces an unsubmitted one; after submission it creates a linked correction version. Emits agi.generated.",
+    "The month's AGI from its booked salary runs: employer part and one part per payee (FK570, workplace). Replaces an unsubmitted one; after submission, creates a correction version. Emits agi.generated.",
   auth: { scope: 'payroll:read', also: ['compliance:write'] },
   risk: 'L2',
   idempotent: true,
@@ -21,11 +21,11 @@ export const generateAgi = defineOperation({
   idempotencyKey: 'optional',
   sideEffects: ['create', 'emits_event'],
   auditTarget: 'agi',
-  errors: ['NO_BOOKED_SALARY_RUNS'],
+  errors: ['NO_BOOKED_SALARY_RUNS', 'FILING_INCOMPLETE'],
   input: { params: CompanyParams, body: AgiGenerateBody },
   output: Agi,
   status: 201,
-  examples: { params: { companyId: COMPANY_ID }, body: { period: '2026-11' }, response: agiExample },
+  examples: { params: { companyId: COMPANY_ID }, body: { period: '2026-11', contact: AGI_CONTACT }, response: agiExample },
   surfaces: ['api', 'mcp', 'cli'],
-  handler: async (ctx, { params, body }) => ({ data: await generate(ctx, params.companyId, body.period) }),
+  handler: async (ctx, { params, body }) => ({ data: await generate(ctx, params.companyId, body) }),
 });

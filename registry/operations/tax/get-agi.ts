@@ -1,5 +1,7 @@
 import { Agi } from '../../../domain/payroll/schemas.ts';
 import { getAgi as get } from '../../../domain/payroll/agi.ts';
+import { agiFile } from '../../../domain/payroll/agi-file.ts';
+import { XML_MEDIA_TYPE } from '../../../domain/tax/filing-identity.ts';
 import { agiExample } from '../../../domain/payroll/examples.ts';
 import { COMPANY_ID } from '../../../domain/ledger/examples.ts';
 import { defineOperation, READ_ONLY } from '../../define-operation.ts';
@@ -7,12 +9,13 @@ import { AgiParams } from './params.ts';
 
 export const getAgi = defineOperation({
   id: 'getAgi',
-  errors: [],
+  errors: ['FILING_INCOMPLETE'],
   group: 'tax',
   method: 'GET',
   path: '/companies/{companyId}/agis/{agiId}',
   summary: 'Get an employer declaration',
-  description: 'One AGI: the employer part and an individual part per employee (identity numbers masked).',
+  description:
+    "One AGI: employer part and a part per payee (numbers masked). Accept: application/xml gives Skatteverket's AGI file (schema 1.1) with full identity numbers; a person signs and sends it.",
   auth: { scope: 'payroll:read' },
   ...READ_ONLY,
   input: { params: AgiParams },
@@ -20,5 +23,6 @@ export const getAgi = defineOperation({
   status: 200,
   examples: { params: { companyId: COMPANY_ID, agiId: agiExample.id }, response: agiExample },
   surfaces: ['api', 'mcp', 'cli'],
+  produces: [{ mediaType: XML_MEDIA_TYPE, render: (ctx, { params }) => agiFile(ctx, params.companyId, params.agiId) }],
   handler: async (ctx, { params }) => ({ data: await get(ctx, params.companyId, params.agiId) }),
 });
