@@ -18,6 +18,7 @@ import { capabilityIdOf } from '../registry/capabilities.ts';
 import { CLI_EXIT_TEXT, CLI_NAME } from '../registry/cli-command.ts';
 import { SAMPLE_BASE_URL, errorExample, eventExample, requestBodyExample, responseExample } from './examples.ts';
 import { cliExample, curlExample } from './command-examples.ts';
+import { renderVatBoxes, VAT_BOXES_DOC } from './vat-boxes-doc.ts';
 import { EVENTS_TAG, groupInfo, groupsInUse } from './groups.ts';
 import { describeType, objectProperties, resolveRef, toJsonSchema, type JsonSchema } from './json-schema.ts';
 import { fullPath, isPublic, requestContentType, requiredScope, responseMediaTypes, type DescribedOperation } from './operation-traits.ts';
@@ -55,6 +56,7 @@ export function renderReferenceDocs(operations: readonly DescribedOperation[]): 
   }
   docs.set(ERRORS_DOC, renderErrors());
   docs.set(EVENTS_DOC, renderEvents());
+  docs.set(VAT_BOXES_DOC, page(...renderVatBoxes()));
   return docs;
 }
 

@@ -41,7 +41,7 @@ export const VAT_CODES = [
   'se_reverse_charge_sale',
 ] as const;
 export type VatCodeValue = (typeof VAT_CODES)[number];
-export const VatCode = z.enum(VAT_CODES).describe('What is booked here, for the VAT return (docs/reference/vat-boxes.md).');
+export const VatCode = z.enum(VAT_CODES).describe("For the VAT return's boxes.");
 
 /** Öre as a JSON integer: never a float, never beyond what JSON numbers carry exactly. */
 export const Ore = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).describe('Amount in öre (1 SEK = 100 öre).');

@@ -3,9 +3,9 @@ import { requireScope } from '../context.ts';
 import { type BinaryBody, bytesBody } from '../kernel/binary-body.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { filingIdentity } from '../tax/filing-identity.ts';
-import { readAgiRow, storedIndividuals, toAgi } from './agi.ts';
+import { readAgiRow, type StoredIndividual, storedIndividuals, toAgi } from './agi.ts';
 import { PAYROLL_READ } from './employees.ts';
-import type { Agi, AgiContact } from './schemas.ts';
+import { type Agi, AgiContact } from './schemas.ts';
 
 /**
  * The employer declaration as the file Skatteverket's e-service "Lämna arbetsgivardeklaration"
@@ -25,7 +25,7 @@ const KOMPONENT = 'http://xmls.skatteverket.se/se/skatteverket/da/komponent/sche
 export const AGI_CONTENT_TYPE = 'application/xml; charset=UTF-8';
 const PROGRAM = 'Accounting Service';
 
-const escape = (text: string): string =>
+const escapeXml = (text: string): string =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 
 /** Skatteverket's sample writes local time without a zone: Swedish time. */
@@ -50,21 +50,22 @@ export interface AgiFileInput {
   agi: Agi;
   /** The employer's twelve-digit id (16 + organisation number, or a sole trader's personnummer). */
   employer: string;
-  /** The full personal identity number (YYYYMMDDNNNN) of each of agi.individuals, in its order. */
-  pins: readonly string[];
+  /** Who Skatteverket may contact, as stored with the declaration. */
+  contact: AgiContact;
+  /** The stored individual parts, each with its full personal identity number (YYYYMMDDNNNN). */
+  parts: readonly { individual: StoredIndividual; pin: string }[];
 }
 
 function contactLines(contact: AgiContact): string[] {
   return [
-    `<agd:Namn>${escape(contact.name)}</agd:Namn>`,
-    `<agd:Telefon>${escape(contact.phone)}</agd:Telefon>`,
-    `<agd:Epostadress>${escape(contact.email)}</agd:Epostadress>`,
+    `<agd:Namn>${escapeXml(contact.name)}</agd:Namn>`,
+    `<agd:Telefon>${escapeXml(contact.phone)}</agd:Telefon>`,
+    `<agd:Epostadress>${escapeXml(contact.email)}</agd:Epostadress>`,
   ];
 }
 
-export function agiXml({ agi, employer, pins }: AgiFileInput): string {
+export function agiXml({ agi, employer, contact, parts }: AgiFileInput): string {
   const period = agi.period.replace('-', '');
-  const contact = agi.contact as AgiContact;
   const blankett = (content: string[]): string[] => [
     '  <agd:Blankett>',
     `    <agd:Arendeinformation><agd:Arendeagare>${employer}</agd:Arendeagare><agd:Period>${period}</agd:Period></agd:Arendeinformation>`,
@@ -82,8 +83,7 @@ export function agiXml({ agi, employer, pins }: AgiFileInput): string {
     '</agd:HU>',
   ]);
   // A first version declares everyone; a correction only what changed.
-  const sent = agi.individuals.map((individual, index) => ({ individual, pin: pins[index] ?? '' }));
-  const ius = sent
+  const ius = parts
     .filter(({ individual }) => agi.version === 1 || individual.change !== 'unchanged')
     .flatMap(({ individual, pin }) =>
       blankett([
@@ -95,8 +95,8 @@ export function agiXml({ agi, employer, pins }: AgiFileInput): string {
         ...(individual.change === 'removed'
           ? [`  ${field('Borttag', '205', 1)}`]
           : [
-              `  ${field('ArbetsplatsensGatuadress', '245', escape(individual.workplace_address ?? ''))}`,
-              `  ${field('ArbetsplatsensOrt', '246', escape(individual.workplace_city ?? ''))}`,
+              `  ${field('ArbetsplatsensGatuadress', '245', escapeXml(individual.workplace_address ?? ''))}`,
+              `  ${field('ArbetsplatsensOrt', '246', escapeXml(individual.workplace_city ?? ''))}`,
               `  ${field('KontantErsattningUlagAG', '011', kronor(individual.declared_gross))}`,
               `  ${field('AvdrPrelSkatt', '001', kronor(individual.declared_tax))}`,
             ]),
@@ -127,16 +127,16 @@ export async function agiFile(ctx: OperationContext, companyId: string, agiId: s
   const row = await readAgiRow(ctx, companyId, agiId);
   const agi = toAgi(row);
   const identity = await filingIdentity(ctx, companyId);
-  if (!agi.contact || agi.declared === null) {
+  if (!row.contact || agi.declared === null) {
     throw new DomainError('FILING_INCOMPLETE', {
       message: 'This declaration was generated before the AGI file existed; generate the month again.',
       details: [{ path: 'body.contact', message: 'Generate the month again with a contact.' }],
     });
   }
-  const pins = storedIndividuals(row).map((i) => ctx.services.secretBox.decrypt(i.pin_encrypted).replace('-', ''));
+  const parts = storedIndividuals(row).map((individual) => ({ individual, pin: ctx.services.secretBox.decrypt(individual.pin_encrypted).replace('-', '') }));
   return bytesBody(
     AGI_CONTENT_TYPE,
     `arbetsgivardeklaration-${identity.ten}-${agi.period.replace('-', '')}-v${agi.version}.xml`,
-    new TextEncoder().encode(agiXml({ agi, employer: identity.twelve, pins })),
+    new TextEncoder().encode(agiXml({ agi, employer: identity.twelve, contact: AgiContact.parse(row.contact), parts })),
   );
 }

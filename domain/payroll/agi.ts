@@ -14,7 +14,13 @@ import { Agi, AgiContact, type AgiGenerateBody, AgiIndividual } from './schemas.
  * identity number, encrypted as on the employee, frozen with the declaration so the file of a
  * submitted version never changes.
  */
-const StoredIndividual = AgiIndividual.extend({ pin_encrypted: z.string() });
+const StoredIndividual = AgiIndividual.extend({
+  pin_encrypted: z.string(),
+  declared_gross: z.number().int(),
+  declared_tax: z.number().int(),
+  workplace_address: z.string().nullable(),
+  workplace_city: z.string().nullable(),
+});
 export type StoredIndividual = z.infer<typeof StoredIndividual>;
 
 export interface AgiRow {
@@ -64,9 +70,10 @@ export const toAgi = (row: AgiRow): Agi =>
       row.declaredTax === null || row.declaredContributions === null
         ? null
         : { tax: Number(row.declaredTax), contributions: Number(row.declaredContributions) },
-    contact: row.contact ?? null,
     currency: 'SEK',
-    individuals: individualsOf(row).map(({ pin_encrypted: _secret, ...individual }) => individual),
+    individuals: individualsOf(row).map(
+      ({ pin_encrypted: _secret, declared_gross: _gross, declared_tax: _tax, workplace_address: _street, workplace_city: _city, ...individual }) => individual,
+    ),
     corrects_id: row.correctsId,
     generated_at: row.generatedAt.toISOString(),
     submitted_at: row.submittedAt?.toISOString() ?? null,

@@ -67,7 +67,6 @@ export const agiExample: z.input<typeof Agi> = {
   contributions: 1_319_640,
   // FK487: 42 000 kr × 31,42 % = 13 196,40 kr, öre dropped.
   declared: { tax: 1_260_000, contributions: 1_319_600 },
-  contact: AGI_CONTACT,
   currency: 'SEK',
   individuals: [
     {
@@ -78,10 +77,6 @@ export const agiExample: z.input<typeof Agi> = {
       gross: 4_200_000,
       tax: 1_260_000,
       contributions: 1_319_640,
-      declared_gross: 4_200_000,
-      declared_tax: 1_260_000,
-      workplace_address: 'Storgatan 1',
-      workplace_city: 'Malmö',
       change: 'new',
     },
   ],

@@ -64,8 +64,8 @@ const EmployeeName = z.string().trim().min(1).max(200);
 const WorkplaceText = z.string().trim().min(1).max(200);
 /** Where the employee works (tjänsteställe), which the AGI declares from January 2023. */
 const WORKPLACE = {
-  workplace_address: WorkplaceText.describe('Street address of the workplace, for the AGI (FK245).'),
-  workplace_city: WorkplaceText.describe('Town of the workplace, for the AGI (FK246).'),
+  workplace_address: WorkplaceText,
+  workplace_city: WorkplaceText,
 };
 
 const taxRuleRefinement = (body: { tax_rate?: number | undefined; tax_amount?: number | undefined }, issue: z.RefinementCtx) => {
@@ -156,10 +156,7 @@ export const SalaryRunListQuery = z.strictObject({ status: SalaryRunStatus.optio
 /** Who Skatteverket may contact about a declaration (Skatteverket's TEXT50, TEXT20 and EPOST). */
 export const AgiContact = z.strictObject({
   name: z.string().trim().min(1).max(50),
-  phone: z
-    .string()
-    .trim()
-    .regex(/^[0-9+\- ]{5,20}$/, 'Digits, +, - and spaces, 5-20 characters.'),
+  phone: z.string().trim().min(5).max(20),
   email: z.email().max(254),
 });
 export type AgiContact = z.infer<typeof AgiContact>;
@@ -174,10 +171,6 @@ export const AgiIndividual = z.object({
   gross: Ore,
   tax: Ore,
   contributions: Ore,
-  declared_gross: Ore.describe('FK011: whole kronor, in öre.'),
-  declared_tax: Ore.describe('FK001: whole kronor, in öre.'),
-  workplace_address: z.string().nullable().describe('FK245.'),
-  workplace_city: z.string().nullable().describe('FK246.'),
   change: z.enum(AGI_CHANGES).describe('Against the version corrected; removed goes as a Borttag.'),
 });
 
@@ -192,10 +185,9 @@ export const Agi = z
     tax: Ore.describe('Employer part: total preliminary tax withheld.'),
     contributions: Ore.describe('Employer part: total employer contributions.'),
     declared: z
-      .object({ tax: Ore.describe('FK497.'), contributions: Ore.describe('FK487.') })
+      .object({ tax: Ore, contributions: Ore })
       .nullable()
-      .describe("The file's employer part: whole kronor, in öre."),
-    contact: AgiContact.nullable(),
+      .describe("The file's FK497 and FK487 in whole kronor, as öre; each part's FK011 and FK001 are its gross and tax, öre dropped."),
     currency: z.literal('SEK'),
     individuals: z.array(AgiIndividual).describe('One individual part (individuppgift) per payee.'),
     corrects_id: z.uuid().nullable().describe('The submitted declaration this version corrects.'),
@@ -207,6 +199,6 @@ export type Agi = z.infer<typeof Agi>;
 
 export const AgiGenerateBody = z.strictObject({
   period: Month,
-  contact: AgiContact.optional().describe("Contact for Skatteverket; default: the company's previous AGI's."),
+  contact: AgiContact.optional().describe("For Skatteverket; default: the previous AGI's."),
 });
 export type AgiGenerateBody = z.infer<typeof AgiGenerateBody>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AccountNumber, Ore } from '../ledger/schemas.ts';
+import { Ore } from '../ledger/schemas.ts';
 
 const IsoDate = z.iso.date();
 const Timestamp = z.iso.datetime();
@@ -9,11 +9,10 @@ export const VatBox = z.object({
   box: z.string().describe('Ruta, e.g. "05" (docs/reference/vat-boxes.md).'),
   label: z.string(),
   amount: SignedOre.describe('As declared: whole kronor, öre dropped, in öre.'),
-  exact: SignedOre.describe('The ledger sum.'),
-  accounts: z.array(z.object({ account: AccountNumber, name: z.string(), amount: SignedOre })),
+  accounts: z.array(z.object({ account: z.string(), name: z.string(), amount: SignedOre })).describe('The ledger sums, öre.'),
 });
 
-export const SettlementLine = z.object({ account: AccountNumber, debit: Ore, credit: Ore });
+export const SettlementLine = z.object({ account: z.string(), debit: Ore, credit: Ore });
 
 export const VatReturn = z
   .object({
@@ -30,7 +29,7 @@ export const VatReturn = z
     net_vat: SignedOre.describe('Box 49: to pay (positive) or reclaim.'),
     settlement: z
       .object({ journal_entry_id: z.uuid().nullable(), lines: z.array(SettlementLine) })
-      .describe('The momsavräkning submitting books (VAT accounts to 2650, öre to 3740); the entry once booked.'),
+      .describe('The momsavräkning submitting books; its entry once booked.'),
     currency: z.literal('SEK'),
     generated_at: Timestamp,
     submitted_at: Timestamp.nullable(),

@@ -190,7 +190,7 @@ export async function generateVatReturn(ctx: OperationContext, companyId: string
   });
 }
 
-const declaredBoxes = (boxes: readonly ComputedBox[]): string => JSON.stringify(boxes.map((box) => [box.box, box.amount]));
+const declaredBoxes = (boxes: readonly { box: string; amount: number }[]): string => JSON.stringify(boxes.map((box) => [box.box, box.amount]));
 
 /**
  * Records the filing, freezes it and books its momsavräkning in the same transaction: the VAT

@@ -27,6 +27,8 @@ export const createEmployee = defineOperation({
       employment_start: '2024-03-01',
       monthly_salary: 4_200_000,
       tax_rate: 30,
+      workplace_address: 'Storgatan 1',
+      workplace_city: 'Malmö',
     },
     response: employeeExample,
   },

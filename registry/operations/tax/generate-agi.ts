@@ -11,8 +11,7 @@ export const generateAgi = defineOperation({
   method: 'POST',
   path: '/companies/{companyId}/agis',
   summary: 'Generate an employer declaration',
-  description:
-    "The month's AGI from its booked salary runs: employer part and one part per payee (FK570, workplace). Replaces an unsubmitted one; after submission, creates a correction version. Emits agi.generated.",
+  description: "The month's AGI from its booked salary runs. Replaces an unsubmitted one, or corrects a submitted one. Emits agi.generated.",
   auth: { scope: 'payroll:read', also: ['compliance:write'] },
   risk: 'L2',
   idempotent: true,

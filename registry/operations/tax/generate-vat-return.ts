@@ -12,7 +12,7 @@ export const generateVatReturn = defineOperation({
   path: '/companies/{companyId}/vat-returns',
   summary: 'Generate a VAT return',
   description:
-    'Every box of the VAT return from committed entries of whole, locked periods (settlement entries excluded). Replaces an unsubmitted return; after submission, creates a correction version. Emits vat_return.generated.',
+    'Every box from committed entries of whole, locked periods. Replaces an unsubmitted return, or corrects a submitted one. Emits vat_return.generated.',
   auth: { scope: 'compliance:write' },
   risk: 'L2',
   idempotent: true,

@@ -14,8 +14,7 @@ export const getAgi = defineOperation({
   method: 'GET',
   path: '/companies/{companyId}/agis/{agiId}',
   summary: 'Get an employer declaration',
-  description:
-    "One AGI: employer part and a part per payee (numbers masked). Accept: application/xml gives Skatteverket's AGI file (schema 1.1) with full identity numbers; a person signs and sends it.",
+  description: 'One AGI, identity numbers masked. Accept: application/xml for the file to upload (full numbers).',
   auth: { scope: 'payroll:read' },
   ...READ_ONLY,
   input: { params: AgiParams },

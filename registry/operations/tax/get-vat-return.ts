@@ -14,7 +14,7 @@ export const getVatReturn = defineOperation({
   method: 'GET',
   path: '/companies/{companyId}/vat-returns/{vatReturnId}',
   summary: 'Get a VAT return',
-  description: "One VAT return: every box with its accounts. Accept: application/xml gives Skatteverket's upload file (eSKD 6.0); a person signs and sends it.",
+  description: 'One VAT return by box and account. Accept: application/xml for the eSKD file to upload to Skatteverket.',
   auth: { scope: 'compliance:read' },
   ...READ_ONLY,
   input: { params: VatParams },

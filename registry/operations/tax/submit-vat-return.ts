@@ -12,7 +12,7 @@ export const submitVatReturn = defineOperation({
   path: '/companies/{companyId}/vat-returns/{vatReturnId}/submit',
   summary: 'Submit a VAT return',
   description:
-    'Records the filing, freezes the return and books its momsavräkning (VAT accounts to 2650, öre to 3740) in one transaction; dry_run shows the entry. Nothing is sent to Skatteverket. Emits vat_return.submitted.',
+    'Records the filing, freezes the return and books its settlement entry (dry_run shows it). Nothing is sent to Skatteverket. Emits vat_return.submitted.',
   auth: { scope: 'compliance:write' },
   risk: 'L3',
   idempotent: false,

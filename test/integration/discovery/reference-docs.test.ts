@@ -24,7 +24,13 @@ describe('generated reference docs', () => {
   });
 
   it('has an index, one page per group, the error codes and the event types', () => {
-    expect([...generated.keys()]).toEqual(['index.md', ...groupsInUse(operations).map((group) => `${group}.md`), 'errors.md', 'event-types.md']);
+    expect([...generated.keys()]).toEqual([
+      'index.md',
+      ...groupsInUse(operations).map((group) => `${group}.md`),
+      'errors.md',
+      'event-types.md',
+      'vat-boxes.md',
+    ]);
     const errors = generated.get('errors.md')!;
     for (const code of ERROR_CODES) expect(errors).toContain(`## ${code}\n`);
     const events = generated.get('event-types.md')!;

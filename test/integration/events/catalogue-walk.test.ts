@@ -100,7 +100,15 @@ describe.each(DB_TARGETS)('the event catalogue, walked through the API (%s)', (t
     await send(
       'POST',
       '/employees',
-      { name: 'Anna Lindqvist', personal_identity_number: ANNA, employment_start: '2024-03-01', monthly_salary: 4_200_000, tax_rate: 30 },
+      {
+        name: 'Anna Lindqvist',
+        personal_identity_number: ANNA,
+        employment_start: '2024-03-01',
+        monthly_salary: 4_200_000,
+        tax_rate: 30,
+        workplace_address: 'Storgatan 1',
+        workplace_city: 'Malmö',
+      },
       201,
     );
     let runId = '';
@@ -110,7 +118,12 @@ describe.each(DB_TARGETS)('the event catalogue, walked through the API (%s)', (t
     const october = (await send('POST', '/salary-runs', { period: '2026-10' }, 201)).id;
     await expectEach(['salary_run.cancelled'], async () => void (await send('POST', `/salary-runs/${october}/cancel`, undefined, 200)));
     let agiId = '';
-    await expectEach(['agi.generated'], async () => void (agiId = (await send('POST', '/agis', { period: '2026-11' }, 201)).id));
+    await expectEach(
+      ['agi.generated'],
+      async () =>
+        void (agiId = (await send('POST', '/agis', { period: '2026-11', contact: { name: 'Karin Ek', phone: '040-123 45 67', email: 'lon@exempel.se' } }, 201))
+          .id),
+    );
     await expectEach(['agi.submitted'], async () => void (await send('POST', `/agis/${agiId}/submit`, undefined, 200)));
 
     // Periods, then a VAT return over the locked first quarter.

@@ -117,23 +117,23 @@ describe.each(DB_TARGETS)("the AGI as Skatteverket's file: individual parts, cor
     const generated = await send('POST', '/agis', { period: '2026-06', contact: CONTACT });
     expect(generated.status, generated.text).toBe(201);
     first = generated.body.data;
-    expect(first).toMatchObject({ version: 1, corrects_id: null, contact: CONTACT, declared: { tax: kr(22_100), contributions: kr(26_784) } });
+    expect(first).toMatchObject({ version: 1, corrects_id: null, declared: { tax: kr(22_100), contributions: kr(26_784) } });
     const part = (id: string) => first.individuals.find((i: { employee_id: string }) => i.employee_id === id);
     expect(part(ids.anna)).toMatchObject({
       specification_number: 1,
-      declared_gross: kr(42_000),
-      declared_tax: kr(12_600),
+      gross: kr(42_000),
+      tax: kr(12_600),
       contributions: kr(13_196.4),
       change: 'new',
     });
     expect(part(ids.young)).toMatchObject({
       specification_number: 2,
-      declared_gross: kr(20_000),
-      declared_tax: kr(2_000),
+      gross: kr(20_000),
+      tax: kr(2_000),
       contributions: kr(4_162),
       change: 'new',
     });
-    expect(part(ids.senior)).toMatchObject({ specification_number: 3, declared_gross: kr(30_000), contributions: kr(9_426), ...WORKPLACE });
+    expect(part(ids.senior)).toMatchObject({ specification_number: 3, gross: kr(30_000), tax: kr(7_500), contributions: kr(9_426) });
     expect(JSON.stringify(first)).not.toMatch(/9876|2382|1239/);
   });
 
@@ -178,7 +178,8 @@ describe.each(DB_TARGETS)("the AGI as Skatteverket's file: individual parts, cor
     expect((await send('PATCH', `/employees/${ids.young}`, { workplace_city: 'Lund' })).status).toBe(200);
     const correction = await send('POST', '/agis', { period: '2026-06' });
     expect(correction.status, correction.text).toBe(201);
-    expect(correction.body.data).toMatchObject({ version: 2, corrects_id: first.id, contact: CONTACT, declared: first.declared });
+    expect(correction.body.data).toMatchObject({ version: 2, corrects_id: first.id, declared: first.declared });
+    // The contact given the first time is kept and printed again.
     const changes = Object.fromEntries(correction.body.data.individuals.map((i: { employee_id: string; change: string }) => [i.employee_id, i.change]));
     expect(changes).toEqual({ [ids.anna]: 'unchanged', [ids.young]: 'changed', [ids.senior]: 'unchanged' });
     const xml = text((await file(correction.body.data.id)).bytes);
@@ -187,6 +188,7 @@ describe.each(DB_TARGETS)("the AGI as Skatteverket's file: individual parts, cor
     expect(xml).toContain('<agd:BetalningsmottagarId faltkod="215">200703122382</agd:BetalningsmottagarId>');
     expect(xml).toContain('<agd:Specifikationsnummer faltkod="570">2</agd:Specifikationsnummer>');
     expect(xml).toContain('<agd:ArbetsplatsensOrt faltkod="246">Lund</agd:ArbetsplatsensOrt>');
+    expect(xml).toContain(`<agd:Namn>${CONTACT.name}</agd:Namn>`);
     if (HAS_XMLLINT) expect(validateXml(AGI_XSD, new TextEncoder().encode(xml)).valid).toBe(true);
     expect((await send('POST', `/agis/${correction.body.data.id}/submit`)).status).toBe(200);
     // The first version and its file are frozen.
