@@ -48,7 +48,8 @@ const GROUP_INFO: Partial<Record<Group, GroupInfo>> = {
   },
   tax: {
     title: 'Tax returns',
-    description: 'Employer declarations (AGI) and VAT returns generated from the books and submitted (frozen).',
+    description:
+      "VAT returns (every box of Skatteverket's form) and employer declarations (AGI) from the books, also as the XML files Skatteverket's e-services take (Accept: application/xml). Submitting freezes a return (a VAT return also books its settlement entry); nothing is sent: a person signs and uploads the file.",
   },
   webhooks: {
     title: 'Webhooks',

@@ -1,6 +1,7 @@
 import { groupInfo, groupsInUse, EVENTS_TAG } from './groups.ts';
 import { ERRORS_DOC, EVENTS_DOC, INDEX_DOC, groupDocFile } from './reference-docs.ts';
 import { DISCOVERY_PATHS } from './discovery-paths.ts';
+import { VAT_BOXES_DOC } from './vat-boxes-doc.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
 import type { Skill } from './skills.ts';
 import type { DescribedOperation } from './operation-traits.ts';
@@ -33,6 +34,7 @@ export function renderLlmsTxt(operations: readonly DescribedOperation[], skills:
     '',
     `- [Reference index](${reference(INDEX_DOC)}): conventions (authentication, envelope, pagination, idempotency, dry runs) and every operation`,
     ...groupsInUse(operations).map((group) => `- [${groupInfo(group).title}](${reference(groupDocFile(group))}): ${groupInfo(group).description}`),
+    `- [VAT return boxes](${reference(VAT_BOXES_DOC)}): how each box of the VAT return is computed from the ledger, and the VAT codes of accounts`,
     `- [Errors](${reference(ERRORS_DOC)}): every error code with its recovery hint`,
     `- [${EVENTS_TAG.title}](${reference(EVENTS_DOC)}): webhook event types, payloads and signature verification`,
     '',
