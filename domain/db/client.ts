@@ -16,6 +16,8 @@ export type Db = PrismaClient | Prisma.TransactionClient;
 export type { Prisma };
 /** Tagged SQL fragments for composing parameterised raw queries (values are always bound, never spliced). */
 export { Prisma as PrismaSql } from './generated/client.ts';
+/** The row types Prisma generates from prisma/schema.prisma, one per model (`Models.WebhookModel`, …). */
+export type * as Models from './generated/models.ts';
 
 /**
  * The service's database handles. `prisma` is the privileged identity used by authenticated
