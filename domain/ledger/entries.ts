@@ -5,7 +5,7 @@ import { DomainError, type ErrorDetail } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery, keysetPage } from '../kernel/pagination.ts';
 import { z } from 'zod';
-import { JournalEntry, toSqlDate, type JournalEntryCreateBody, type JournalEntryListQuery } from './schemas.ts';
+import { type ENTRY_STATES, JournalEntry, toSqlDate, type JournalEntryCreateBody, type JournalEntryListQuery } from './schemas.ts';
 
 /**
  * One statement reads an entry whole: the row, its lines with account numbers and names, and
@@ -32,7 +32,7 @@ export interface EntryRow {
   number: number | null;
   date: string;
   description: string;
-  status: 'draft' | 'committed';
+  status: (typeof ENTRY_STATES)[number];
   currency: 'SEK';
   fiscal_year_id: string | null;
   period_id: string | null;
