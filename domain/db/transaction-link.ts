@@ -66,16 +66,24 @@ function linkableTransaction<T extends object>(transaction: T): T {
 
 /** Wraps a Prisma driver adapter factory so the transactions it starts can be linked (see above). */
 export function linkable(factory: SqlDriverAdapterFactory): SqlDriverAdapterFactory {
-  const wrap = <T extends object>(target: T): T =>
-    new Proxy(target, {
+  const wrap = <T extends object>(target: T): T => {
+    // Every Prisma query outside a transaction passes here: bind each method once, not per call.
+    const methods = new Map<PropertyKey, unknown>();
+    return new Proxy(target, {
       get(object, property) {
         const value: unknown = Reflect.get(object, property, object);
         if (typeof value !== 'function') return value;
-        if (property === 'connect') return async () => wrap(await value.call(object));
-        if (property === 'startTransaction') return async (...args: unknown[]) => linkableTransaction(await value.apply(object, args));
-        return value.bind(object);
+        let method = methods.get(property);
+        if (method === undefined) {
+          if (property === 'connect') method = async () => wrap(await value.call(object));
+          else if (property === 'startTransaction') method = async (...args: unknown[]) => linkableTransaction(await value.apply(object, args));
+          else method = value.bind(object);
+          methods.set(property, method);
+        }
+        return method;
       },
     });
+  };
   return wrap(factory);
 }
 
