@@ -73,7 +73,12 @@ function privilegedClient(adapter: SqlDriverAdapterFactory, onStatement: Stateme
   return new PrismaClient({ adapter: linkable(onStatement ? observeStatements(adapter, onStatement) : adapter), errorFormat: 'minimal' });
 }
 
-/** Database.sqlFor: the root clients' pools by identity, transactions joined on first use (and remembered). */
+/**
+ * Database.sqlFor: the root clients' pools by identity, transactions joined on first use (and
+ * remembered). A transaction opened on the bare driver itself (BEGIN on `pool.connect()`'s client,
+ * or `pglite.transaction()`) needs only an entry here, its context's `db` mapped to
+ * `driver.on(connection)`: every readRows statement then runs in it unchanged.
+ */
 function bareDriverFor<Connection>(roots: ReadonlyMap<Db, SqlClient>, driver: SqlDriver<Connection>): (db: Db) => SqlClient {
   const joined = new WeakMap<Db, SqlClient>();
   return (db) => {
