@@ -57,13 +57,13 @@ export async function withTransaction<T>(ctx: OperationContext, fn: (tx: Operati
 }
 
 /**
- * A read through the bare driver (no Prisma pipeline): for statements on every request's path.
- * The driver cannot see an open Prisma transaction, so inside one this refuses; use `ctx.db`.
- * Rows come back as the driver parses them (see domain/db/sql.ts: int8 → bigint, date → text).
+ * One statement through the bare driver (no Prisma pipeline), wherever the context is: outside a
+ * transaction on the pool (a prepared statement on PostgreSQL), inside one on that transaction's
+ * own connection, as `api_anon` on public routes. So each statement has one text, and its rows
+ * parse the same every time (domain/db/sql.ts: int8 → bigint, date → text).
  */
 export function readRows<T>(ctx: OperationContext, text: string, params: readonly unknown[]): Promise<T[]> {
-  if (ctx.inTransaction) throw new Error('readRows() runs outside transactions; inside one, read with ctx.db');
-  return ctx.services.database.sql.query<T>(text, params);
+  return ctx.services.database.sqlFor(ctx.db).query<T>(text, params);
 }
 
 /** Authorise in the domain too: surface filters are a convenience, this check is correctness. */

@@ -21,7 +21,8 @@ import type { PGlite } from '@electric-sql/pglite';
 import { z } from 'zod';
 import { API_VERSION } from '../../domain/kernel/version.ts';
 import { buildEventPayload, DELIVERY_CHANNEL } from '../../domain/events/emit.ts';
-import { ENTRY_SELECT, entryFields, type EntryRow } from '../../domain/ledger/entries.ts';
+import { ENTRY_BY_ID, ENTRY_SELECT, entryFields, type EntryRow } from '../../domain/ledger/entries.ts';
+import { COMPANIES_PAGE } from '../../domain/companies/list.ts';
 import type { Services } from '../../domain/context.ts';
 import { buildRegistry } from '../../registry/build-registry.ts';
 import { defineOperation } from '../../registry/define-operation.ts';
@@ -40,14 +41,6 @@ const COMMIT_ROUTE = commitPath(':companyId', ':entryId');
 
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 
-/** The read both baselines perform, in the app's own SQL shape (one page of the caller's companies). */
-const LIST_SQL = `
-  SELECT c.id, c.name, c.org_number, c.entity_type, c.livemode, c.created_at, c.updated_at,
-         m.id AS membership_id, m.role, to_char(m.joined_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS joined_at
-    FROM memberships m JOIN companies c ON c.id = m.company_id
-   WHERE m.user_id = $1::uuid AND c.archived_at IS NULL AND c.livemode = $2 AND ($3::uuid IS NULL OR c.id = $3::uuid)
-   ORDER BY m.joined_at, m.id
-   LIMIT 51`;
 const KEY_SQL = 'SELECT id, user_id, company_id, mode FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL';
 const COUNTED_KEY_SQL = `
   WITH k AS (SELECT id, user_id, company_id, mode FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL),
@@ -61,7 +54,7 @@ const MEMBER_OF = (user: string, company: string, live: string, keyCompany: stri
      WHERE m.user_id = ${user}::uuid AND m.company_id = ${company}::uuid AND co.archived_at IS NULL AND co.livemode = ${live})`;
 
 /** The app's entry statement (no parameters of its own), restricted to a company the caller may read. */
-const ENTRY_SQL = `${ENTRY_SELECT.text} WHERE e.company_id = $1::uuid AND e.id = $2::uuid AND ${MEMBER_OF('$3', '$1', '$4', '$5')}`;
+const ENTRY_SQL = `${ENTRY_SELECT} WHERE e.company_id = $1::uuid AND e.id = $2::uuid AND ${MEMBER_OF('$3', '$1', '$4', '$5')}`;
 
 /** The entry as the API shows it (the app also validates it against its schema; the baseline does not). */
 const entryJson = entryFields;
@@ -96,7 +89,8 @@ function rawApp(query: Query, keySql = KEY_SQL): Hono {
     if (!token) return c.json({ error: 'unauthenticated' }, 401);
     const [key] = await query<KeyRow>(keySql, [createHash('sha256').update(token).digest('hex')]);
     if (!key) return c.json({ error: 'unauthenticated' }, 401);
-    const rows = await query<CompanyRow>(LIST_SQL, [key.user_id, key.mode === 'live', key.company_id]);
+    // The app's own statement (domain/companies/list.ts), first page of 50: one row more says whether more follow.
+    const rows = await query<CompanyRow>(COMPANIES_PAGE, [key.user_id, key.mode === 'live', key.company_id, null, null, 51]);
     const page = rows.slice(0, 50);
     return c.json({
       data: {
@@ -170,7 +164,6 @@ const NUMBER_SQL = `
   UPDATE journal_entries SET status = 'committed', number = (SELECT last_number FROM counter),
          fiscal_year_id = $3::uuid, period_id = $5::uuid, committed_at = $6
    WHERE company_id = $1::uuid AND id = $2::uuid`;
-const COMMITTED_SQL = `${ENTRY_SELECT.text} WHERE e.company_id = $1::uuid AND e.id = $2::uuid`;
 const EMIT_SQL = `
   WITH company AS (SELECT livemode FROM companies WHERE id = $1::uuid),
   event AS (
@@ -212,7 +205,7 @@ async function rawCommit(pool: pg.Pool, authorization: string | undefined, compa
     await client.query(NUMBER_SQL, [companyId, entryId, draft.fiscal_year_id, draft.series, draft.period_id, now]);
     const {
       rows: [row],
-    } = await client.query<EntryRow>(COMMITTED_SQL, [companyId, entryId]);
+    } = await client.query<EntryRow>(ENTRY_BY_ID, [companyId, entryId]);
     const entry = entryJson(row!);
     const eventId = randomUUID();
     const type = 'journal_entry.committed';

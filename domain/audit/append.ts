@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import type { OperationContext } from '../context.ts';
 
+/** Who wrote an audit entry (audit_log.actor_type). */
+export const ACTOR_TYPES = ['api_key', 'system', 'cli'] as const;
+
 /** The `meta.audit` block returned by every write. */
 export const AuditMeta = z.object({
   id: z.uuid().describe('Audit log entry id.'),
   action: z.string().describe('Operation id that wrote, e.g. updateCompany.'),
-  actor: z.object({ type: z.enum(['api_key', 'system', 'cli']), api_key_id: z.uuid().nullable() }),
+  actor: z.object({ type: z.enum(ACTOR_TYPES), api_key_id: z.uuid().nullable() }),
   target: z.object({ type: z.string(), id: z.string() }).nullable(),
   occurred_at: z.iso.datetime(),
 });

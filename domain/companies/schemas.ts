@@ -15,10 +15,13 @@ export const Company = z
   .describe('A company.');
 export type Company = z.infer<typeof Company>;
 
+/** A member's role in a company (memberships.role's CHECK; test/integration/db/facts.test.ts compares them). */
+export const MembershipRole = z.enum(['owner', 'admin', 'member']);
+
 export const CompanyListItem = Company.extend({
   membership: z.object({
     id: z.uuid(),
-    role: z.enum(['owner', 'admin', 'member']),
+    role: MembershipRole,
     joined_at: z.iso.datetime({ precision: 6 }).describe('When the caller joined; with membership.id, the list order.'),
   }),
 });

@@ -8,13 +8,16 @@ import { basename } from 'node:path';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { PrismaClient, type Prisma } from './generated/client.ts';
 import { observeStatements, type StatementListener } from './statement-log.ts';
-import { CONNECTION_LIMITS, createPgPool, PARSERS, pgliteSql, pgSql, type SqlClient } from './sql.ts';
+import { createPgPool, PARSERS, pgliteSql, pgSql, type SqlClient, type SqlDriver } from './sql.ts';
+import { joinTransaction, linkable } from './transaction-link.ts';
 
 /** A client that can run queries: the root client or an open interactive transaction. */
 export type Db = PrismaClient | Prisma.TransactionClient;
 export type { Prisma };
 /** Tagged SQL fragments for composing parameterised raw queries (values are always bound, never spliced). */
 export { Prisma as PrismaSql } from './generated/client.ts';
+/** The row types Prisma generates from prisma/schema.prisma, one per model (`Models.WebhookModel`, …). */
+export type * as Models from './generated/models.ts';
 
 /**
  * The service's database handles. `prisma` is the privileged identity used by authenticated
@@ -26,6 +29,13 @@ export interface Database {
   readonly prisma: PrismaClient;
   /** The same privileged identity through the bare driver: the request path's hot statements. */
   readonly sql: SqlClient;
+  /**
+   * The bare driver where `db` is: the pool of a root client (privileged, or `api_anon` on
+   * PostgreSQL), or the connection of the interactive transaction `db` belongs to (so a statement
+   * has one text inside and outside transactions, and its rows parse the same both times).
+   * Throws for anything else rather than guess a connection.
+   */
+  sqlFor(db: Db): SqlClient;
   asAnon<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /** The embedded engine, when there is one (the migrator and tests use it directly). */
   readonly pglite?: PGlite;
@@ -60,7 +70,25 @@ export interface OpenDatabaseOptions {
  * callers through the error catalogue, never as Prisma's rendered messages.
  */
 function privilegedClient(adapter: SqlDriverAdapterFactory, onStatement: StatementListener | undefined): PrismaClient {
-  return new PrismaClient({ adapter: onStatement ? observeStatements(adapter, onStatement) : adapter, errorFormat: 'minimal' });
+  return new PrismaClient({ adapter: linkable(onStatement ? observeStatements(adapter, onStatement) : adapter), errorFormat: 'minimal' });
+}
+
+/**
+ * Database.sqlFor: the root clients' pools by identity, transactions joined on first use (and
+ * remembered). A transaction opened on the bare driver itself (BEGIN on `pool.connect()`'s client,
+ * or `pglite.transaction()`) needs only an entry here, its context's `db` mapped to
+ * `driver.on(connection)`: every readRows statement then runs in it unchanged.
+ */
+function bareDriverFor<Connection>(roots: ReadonlyMap<Db, SqlClient>, driver: SqlDriver<Connection>): (db: Db) => SqlClient {
+  const joined = new WeakMap<Db, SqlClient>();
+  return (db) => {
+    const root = roots.get(db);
+    if (root) return root;
+    if (typeof (db as { $executeRawUnsafe?: unknown }).$executeRawUnsafe !== 'function') throw new Error('sqlFor: not a database client');
+    let sql = joined.get(db);
+    if (!sql) joined.set(db, (sql = joinTransaction(db, driver.on)));
+    return sql;
+  };
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
@@ -73,15 +101,27 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
   // One pool for both: Prisma and the bare driver share the privileged connections.
   const pool = createPgPool(url, options.poolSize ?? 10);
   const prisma = privilegedClient(new PrismaPg(pool), options.onStatement);
-  const anon = new PrismaClient({ adapter: new PrismaPg({ connectionString: options.anonDatabaseUrl, max: 4, ...CONNECTION_LIMITS }), errorFormat: 'minimal' });
+  const prepare = options.preparedStatements !== false;
+  const sql = pgSql(pool, options.onStatement, { prepare });
+  // api_anon's pool parses like the privileged one, so the bare driver reads alike as either identity.
+  const anonPool = createPgPool(options.anonDatabaseUrl, 4);
+  const anon = new PrismaClient({ adapter: linkable(new PrismaPg(anonPool)), errorFormat: 'minimal' });
+  const anonSql = pgSql(anonPool, undefined, { prepare });
   return {
     kind: 'postgres',
     prisma,
-    sql: pgSql(pool, options.onStatement, { prepare: options.preparedStatements !== false }),
+    sql,
+    sqlFor: bareDriverFor(
+      new Map<Db, SqlClient>([
+        [prisma, sql],
+        [anon, anonSql],
+      ]),
+      sql,
+    ),
     asAnon: (fn) => fn(anon),
     close: async () => {
       await Promise.all([prisma.$disconnect(), anon.$disconnect()]);
-      await pool.end();
+      await Promise.all([pool.end(), anonPool.end()]);
     },
   };
 }
@@ -107,10 +147,12 @@ async function openPglite(dataDir: string, processName: string, onStatement: Sta
     throw error;
   }
   const prisma = privilegedClient(new PrismaPGlite(pglite), onStatement);
+  const sql = pgliteSql(pglite, onStatement);
   return {
     kind: 'pglite',
     prisma,
-    sql: pgliteSql(pglite, onStatement),
+    sql,
+    sqlFor: bareDriverFor(new Map<Db, SqlClient>([[prisma, sql]]), sql),
     pglite,
     ...(lock && { lock }),
     // PGlite has one connection, so the anonymous identity is a role switch scoped to a transaction.

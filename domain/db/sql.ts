@@ -1,16 +1,17 @@
-import type { PGlite } from '@electric-sql/pglite';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { StatementListener } from './statement-log.ts';
 
 /**
  * The database driver without Prisma, for the statements on every request's path (admission,
  * plain reads): Prisma's client pipeline cost about 60 µs of CPU per statement here, more than the
- * driver and the database together. Writes and transactions stay with Prisma (`ctx.db`).
+ * driver and the database together. Prisma's model API still runs most writes (`ctx.db`).
  */
 export interface SqlClient {
   /**
-   * Runs one statement outside any transaction and returns its rows as objects. `text` is a
-   * constant (values go in `params`): on PostgreSQL it becomes a prepared statement.
+   * Runs one statement and returns its rows as objects: on the pool (outside any transaction), or
+   * on one transaction's connection (SqlDriver.on). `text` is a constant (values go in `params`):
+   * on PostgreSQL it becomes a prepared statement.
    */
   query<T>(text: string, params?: readonly unknown[]): Promise<T[]>;
 }
@@ -57,15 +58,32 @@ export function createPgPool(connectionString: string, max: number): pg.Pool {
 // The request path sends a handful of distinct statements; anything beyond this is unprepared.
 const MAX_PREPARED = 200;
 
+/** Something pg sends statements on: the pool (any free connection) or one checked-out connection. */
+interface PgQueryable {
+  query(config: pg.QueryConfig): Promise<pg.QueryResult>;
+  query(text: string, values?: unknown[]): Promise<pg.QueryResult>;
+}
+
+/** The bare driver of one engine: its pool, and the same statements on one connection of it. */
+export interface SqlDriver<Connection> extends SqlClient {
+  /**
+   * The same statements sent on `connection` (an open transaction's), parsed the same way: a
+   * statement's text and its rows do not depend on whether it runs inside a transaction.
+   */
+  on(connection: Connection): SqlClient;
+}
+
 /**
  * Every statement is prepared once per connection (named), so PostgreSQL parses and plans it once
  * instead of on every request: for the companies list that more than doubled what the database
  * could serve. Texts must therefore be constants with $n parameters, never values spliced in.
+ * The names are shared by the pool and every connection a transaction holds (pg remembers per
+ * connection which names it has prepared there).
  * `prepare: false` sends every statement unnamed: behind a transaction-mode pooler consecutive
  * statements of one pool connection reach different server connections, where a named statement
  * is missing ("does not exist") or already taken ("already exists").
  */
-export function pgSql(pool: pg.Pool, onStatement?: StatementListener, options: { prepare?: boolean } = {}): SqlClient {
+export function pgSql(pool: pg.Pool, onStatement?: StatementListener, options: { prepare?: boolean } = {}): SqlDriver<pg.PoolClient> {
   const names = new Map<string, string>();
   const limit = options.prepare === false ? 0 : MAX_PREPARED;
   const nameOf = (text: string): string | undefined => {
@@ -76,26 +94,32 @@ export function pgSql(pool: pg.Pool, onStatement?: StatementListener, options: {
     }
     return name;
   };
-  return {
+  const on = (connection: PgQueryable): SqlClient => ({
     async query<T>(text: string, params: readonly unknown[] = []) {
       onStatement?.(text);
       const name = nameOf(text);
-      const result = name ? await pool.query({ name, text, values: params as unknown[] }) : await pool.query(text, params as unknown[]);
+      const result = name ? await connection.query({ name, text, values: params as unknown[] }) : await connection.query(text, params as unknown[]);
       return result.rows as T[];
     },
-  };
+  });
+  return { ...on(pool), on };
 }
 
+/** Something PGlite sends statements on: the instance, or one of its open transactions. */
+type PgliteQueryable = Pick<PGlite, 'query'> | Pick<Transaction, 'query'>;
+
 /**
- * PGlite's query waits while a Prisma transaction holds its one connection, so it never runs
- * inside one. The PGlite instance is opened with PARSERS (client.ts): passed per query, PGlite
- * copies its whole parser table into a new object on every call.
+ * PGlite has one connection: outside a transaction its query waits while a Prisma transaction
+ * holds it, so a statement inside one goes to that transaction's object instead (`on`). Both use
+ * the instance's parsers (PARSERS, set when client.ts opens it): passed per query, PGlite copies
+ * its whole parser table into a new object on every call.
  */
-export function pgliteSql(pglite: PGlite, onStatement?: StatementListener): SqlClient {
-  return {
+export function pgliteSql(pglite: PGlite, onStatement?: StatementListener): SqlDriver<Transaction> {
+  const on = (connection: PgliteQueryable): SqlClient => ({
     async query<T>(text: string, params: readonly unknown[] = []) {
       onStatement?.(text);
-      return (await pglite.query<T>(text, params as unknown[])).rows;
+      return (await connection.query<T>(text, params as unknown[])).rows;
     },
-  };
+  });
+  return { ...on(pglite), on };
 }

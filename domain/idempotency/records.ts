@@ -5,6 +5,9 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000; // keys are kept 24 h (DE
 // A request that crashed mid-way must not block its key forever; after this the key can be retried.
 export const IDEMPOTENCY_LOCK_MS = 2 * 60 * 1000;
 
+/** A record's state (idempotency_records.state): in_progress until the first request's answer is stored. */
+export const IDEMPOTENCY_STATES = ['in_progress', 'completed'] as const;
+
 export type IdempotencyBegin = { kind: 'started' } | { kind: 'replay'; status: number; body: string } | { kind: 'reused' } | { kind: 'in_progress' };
 
 interface Claim {

@@ -147,8 +147,11 @@ export const JournalLine = z.object({
 });
 export type JournalLine = z.infer<typeof JournalLine>;
 
+/** The states an entry is stored in (journal_entries.status); `reversed` is derived from a reversal pointing at it. */
+export const ENTRY_STATES = ['draft', 'committed'] as const;
+
 export const JournalEntryStatus = z
-  .enum(['draft', 'committed', 'reversed'])
+  .enum([...ENTRY_STATES, 'reversed'])
   .describe('draft (editable, deletable), committed (numbered, fixed), reversed (committed, then reversed).');
 
 export const JournalEntry = z

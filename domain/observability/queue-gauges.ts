@@ -20,36 +20,21 @@ export const DUE_COUNT_CAP = 100_000;
 
 /**
  * One statement, every part on a partial index, so its cost follows the live backlog and never
- * the delivered or finished history:
- *   queues    a loose index scan of the claim index (as the claim does): one probe per company
- *             with claimable rows, finding that company's oldest one;
- *   oldest    the oldest of those that is due: the claim lag;
- *   due       per company with a due row, a range scan of its due rows (the inner LIMIT keeps
- *             the planner from joining instead, which could read the whole index), stopped at $2;
- *   in_flight the stuck-recovery index (status = 'in_flight'), bounded by what claimers hold;
+ * the delivered or finished history. What is claimable, and the per-company queues, are the
+ * claim's own definitions (claimable_webhook_deliveries and claimable_delivery_queues(),
+ * prisma/migrations/…_dbfacts_claimable_queues), so the gauges can never count other rows than
+ * the claim takes:
+ *   due_queues the queues (one probe of the claim index per company) whose oldest row is due:
+ *              their oldest is the claim lag;
+ *   due        per due queue, a range scan of its due rows (the inner LIMIT keeps the planner from
+ *              joining instead, which could read the whole index), stopped at $2;
+ *   in_flight  the stuck-recovery index (status = 'in_flight'), bounded by what claimers hold;
  *   queued / running operations: the runner's two partial indexes.
  * Exported so a test can EXPLAIN exactly this text.
  */
 export const QUEUE_GAUGES_SQL = `
-WITH RECURSIVE queues AS (
-  (SELECT d.company_id, d.next_attempt_at AS oldest
-     FROM webhook_deliveries d
-    WHERE d.status IN ('pending', 'failed') AND d.webhook_id IS NOT NULL
-    ORDER BY d.company_id, d.next_attempt_at
-    LIMIT 1)
-  UNION ALL
-  SELECT n.company_id, n.oldest
-    FROM queues q
-   CROSS JOIN LATERAL (
-     SELECT d.company_id, d.next_attempt_at AS oldest
-       FROM webhook_deliveries d
-      WHERE d.status IN ('pending', 'failed') AND d.webhook_id IS NOT NULL
-        AND d.company_id > q.company_id
-      ORDER BY d.company_id, d.next_attempt_at
-      LIMIT 1
-   ) n
-), due_queues AS (
-  SELECT company_id, oldest FROM queues WHERE oldest <= $1
+WITH due_queues AS (
+  SELECT company_id, oldest FROM claimable_delivery_queues() WHERE oldest <= $1
 )
 SELECT
   (SELECT min(oldest) FROM due_queues) AS oldest_due_at,
@@ -58,9 +43,8 @@ SELECT
        FROM due_queues q
       CROSS JOIN LATERAL (
         SELECT 1
-          FROM webhook_deliveries d
-         WHERE d.status IN ('pending', 'failed') AND d.webhook_id IS NOT NULL
-           AND d.company_id = q.company_id AND d.next_attempt_at >= q.oldest AND d.next_attempt_at <= $1
+          FROM claimable_webhook_deliveries d
+         WHERE d.company_id = q.company_id AND d.next_attempt_at >= q.oldest AND d.next_attempt_at <= $1
          LIMIT $2
       ) x
       LIMIT $2

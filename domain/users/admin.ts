@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../db/client.ts';
 import { BAS_STARTER_CHART } from '../ledger/starter-chart.ts';
 import { defaultVatCode } from '../ledger/vat-codes.ts';
+import { MembershipRole } from '../companies/schemas.ts';
 
 /** Administrative verbs used by the CLI and the demo seed; the public API does not expose them. */
 
@@ -15,7 +16,7 @@ export const CreateCompanyInput = z.object({
 export const CreateMembershipInput = z.object({
   userId: z.uuid(),
   companyId: z.uuid(),
-  role: z.enum(['owner', 'admin', 'member']).default('owner'),
+  role: MembershipRole.default('owner'),
   joinedAt: z.date().optional(),
 });
 

@@ -1,32 +1,13 @@
-import { PrismaSql } from '../db/client.ts';
+import { type Models, PrismaSql } from '../db/client.ts';
+import { modelColumns } from '../db/model-columns.ts';
 import type { Delivery, Webhook } from './schemas.ts';
 import type { EventType } from '../events/types.ts';
 
-export interface WebhookRow {
-  id: string;
-  companyId: string;
-  eventType: string;
-  webhookUrl: string;
-  name: string;
-  description: string;
-  createdByApiKeyId: string | null;
-  apiVersionPinned: string;
-  disabledAt: Date | null;
-  disabledReason: string | null;
-  previousSecretExpiresAt: Date | null;
-  failingSince: Date | null;
-  lastError: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** A webhook row as Prisma's model API returns it: typed once, by the model prisma/schema.prisma declares. */
+export type WebhookRow = Models.WebhookModel;
 
-/** A raw statement's RETURNING list that reads as a WebhookRow (what Prisma's model API returns). */
-export const WEBHOOK_COLUMNS = PrismaSql.raw(
-  `id::text AS id, company_id::text AS "companyId", event_type AS "eventType", webhook_url AS "webhookUrl", name, description,
-   created_by_api_key_id::text AS "createdByApiKeyId", api_version_pinned AS "apiVersionPinned", disabled_at AS "disabledAt",
-   disabled_reason AS "disabledReason", previous_secret_expires_at AS "previousSecretExpiresAt", failing_since AS "failingSince",
-   last_error AS "lastError", created_at AS "createdAt", updated_at AS "updatedAt"`,
-);
+/** A raw statement's RETURNING list that reads as a WebhookRow, derived from the same model. */
+export const WEBHOOK_COLUMNS = PrismaSql.raw(modelColumns(PrismaSql.WebhookScalarFieldEnum));
 
 export const toWebhook = (row: WebhookRow): Webhook => ({
   id: row.id,
@@ -47,26 +28,8 @@ export const toWebhook = (row: WebhookRow): Webhook => ({
   updated_at: row.updatedAt.toISOString(),
 });
 
-interface DeliveryRow {
-  id: string;
-  webhookId: string | null;
-  companyId: string;
-  eventId: string | null;
-  eventType: string;
-  /** The delivered JSON; its `id` is the event id a test delivery has no stored event for. */
-  payload: unknown;
-  status: string;
-  attempts: number;
-  nextAttemptAt: Date;
-  responseStatus: number | null;
-  responseBody: string | null;
-  responseHeaders: unknown;
-  deadReason: string | null;
-  isTest: boolean;
-  retryOf: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** A delivery row as Prisma's model API returns it. */
+type DeliveryRow = Models.WebhookDeliveryModel;
 
 const payloadEventId = (payload: unknown): string | null => {
   const id = (payload as { id?: unknown } | null)?.id;

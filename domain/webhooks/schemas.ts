@@ -120,10 +120,13 @@ export const DeliveryFilters = z.object({
 });
 export type DeliveryFilters = z.infer<typeof DeliveryFilters>;
 
+/** How one attempt ended (webhook_delivery_attempts.outcome): the delivery statuses an attempt can leave. */
+export const ATTEMPT_OUTCOMES = ['delivered', 'failed', 'dead'] as const;
+
 export const DeliveryAttempt = z
   .object({
     attempt_number: z.number().int(),
-    outcome: z.enum(['delivered', 'failed', 'dead']),
+    outcome: z.enum(ATTEMPT_OUTCOMES),
     started_at: z.iso.datetime(),
     finished_at: z.iso.datetime(),
     response_status: z.number().int().nullable(),

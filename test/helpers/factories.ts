@@ -66,21 +66,23 @@ export const systemContext = (services: Services): OperationContext => ({
 });
 
 /**
- * A webhook row written directly (no API, no URL check), for tests that run real worker
- * processes: an IP-literal URL needs no DNS in the worker, and the test CA covers IP:127.0.0.1.
+ * A webhook row written directly (no API, no URL check): for tests that set up deliveries in SQL,
+ * and those that run real worker processes (an IP-literal URL needs no DNS in the worker, and the
+ * test CA covers IP:127.0.0.1).
  */
 export async function makeWebhook(
   services: Pick<Services, 'database' | 'secretBox'>,
-  options: { companyId: string; url: string; eventType?: string; name?: string },
+  options: { companyId: string; url?: string; eventType?: string; name?: string; disabled?: boolean },
 ): Promise<string> {
   const hook = await services.database.prisma.webhook.create({
     data: {
       companyId: options.companyId,
       eventType: options.eventType ?? 'company.updated',
-      webhookUrl: options.url,
+      webhookUrl: options.url ?? 'https://hooks.example.com/receive',
       name: options.name ?? 'receiver',
       secretEncrypted: services.secretBox.encrypt('s'.repeat(64)),
       apiVersionPinned: '2026-11-01',
+      ...(options.disabled && { disabledAt: new Date(), disabledReason: 'manually_disabled' }),
     },
   });
   return hook.id;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
-import { makeCompany } from '../../helpers/factories.ts';
+import { makeCompany, makeWebhook } from '../../helpers/factories.ts';
 import { emitEvent, type EmittedEvent } from '../../../domain/events/emit.ts';
 import { withTransaction, type OperationContext } from '../../../domain/context.ts';
 import { API_VERSION } from '../../../domain/kernel/version.ts';
@@ -27,16 +27,7 @@ describe.each(DB_TARGETS)('emitEvent (%s)', (target) => {
   });
 
   async function insertWebhook(companyId: string, eventType: string, options: { disabled?: boolean } = {}): Promise<string> {
-    const [row] = await t.services.database.prisma.$queryRawUnsafe<{ id: string }[]>(
-      `INSERT INTO webhooks (company_id, event_type, webhook_url, name, secret_encrypted, api_version_pinned, disabled_at, disabled_reason)
-       VALUES ($1::uuid, $2, 'https://hooks.example.com/receive', 'test hook', 'ciphertext', '2026-11-01',
-               CASE WHEN $3::boolean THEN now() END, CASE WHEN $3::boolean THEN 'manually_disabled' END)
-       RETURNING id::text AS id`,
-      companyId,
-      eventType,
-      options.disabled ?? false,
-    );
-    return row!.id;
+    return makeWebhook(t.services, { companyId, eventType, name: 'test hook', ...options });
   }
 
   /** The company as the `company.updated` catalogue object. */

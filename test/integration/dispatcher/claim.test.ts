@@ -1,17 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS, POSTGRES_AVAILABLE, createTestServices, type TestServices } from '../../helpers/db.ts';
-import { makeTenant } from '../../helpers/factories.ts';
+import { makeTenant, makeWebhook } from '../../helpers/factories.ts';
 import { claimDeliveries } from '../../../domain/webhooks/claim.ts';
 import { sqlState } from '../../../domain/db/errors.ts';
 
 async function seedPending(t: TestServices, count: number): Promise<string> {
   const db = t.services.database.prisma;
   const tenant = await makeTenant(db);
-  const [hook] = await db.$queryRawUnsafe<{ id: string }[]>(
-    `INSERT INTO webhooks (company_id, event_type, webhook_url, name, secret_encrypted, api_version_pinned)
-     VALUES ($1::uuid, 'company.updated', 'https://hooks.example.com/x', 'claim test', 'x', '2026-11-01') RETURNING id::text AS id`,
-    tenant.companyId,
-  );
+  const hook = { id: await makeWebhook(t.services, { companyId: tenant.companyId, url: 'https://hooks.example.com/x', name: 'claim test' }) };
   await db.$executeRawUnsafe(
     `INSERT INTO webhook_deliveries (webhook_id, company_id, event_type, payload, status, next_attempt_at)
      SELECT $1::uuid, $2::uuid, 'company.updated', '{}'::jsonb,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS, POSTGRES_AVAILABLE, createTestServices, type TestServices } from '../../helpers/db.ts';
-import { makeCompany } from '../../helpers/factories.ts';
+import { makeCompany, makeWebhook } from '../../helpers/factories.ts';
 import { explainClaim } from '../../helpers/claim-plan.ts';
 import { claimDeliveries, CRON_BATCH_SIZE } from '../../../domain/webhooks/claim.ts';
 
@@ -8,11 +8,7 @@ import { claimDeliveries, CRON_BATCH_SIZE } from '../../../domain/webhooks/claim
 async function tenantQueue(t: TestServices, name: string) {
   const db = t.services.database.prisma;
   const companyId = await makeCompany(db, { name });
-  const [hook] = await db.$queryRawUnsafe<{ id: string }[]>(
-    `INSERT INTO webhooks (company_id, event_type, webhook_url, name, secret_encrypted, api_version_pinned)
-     VALUES ($1::uuid, 'company.updated', 'https://hooks.example.com/x', 'fairness', 'x', '2026-11-01') RETURNING id::text AS id`,
-    companyId,
-  );
+  const hook = { id: await makeWebhook(t.services, { companyId, url: 'https://hooks.example.com/x', name: 'fairness' }) };
   return {
     companyId,
     due: (count: number, ageMs = 0) =>

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestServices, DB_TARGETS, type TestServices } from '../../helpers/db.ts';
-import { makeCompany } from '../../helpers/factories.ts';
+import { makeCompany, makeWebhook } from '../../helpers/factories.ts';
 import { dispatchHarness, TestClock, type DispatchHarness } from '../../helpers/dispatch.ts';
 import { startReceiver, type Receiver } from '../../helpers/https-receiver.ts';
 import { testCaFile } from '../../helpers/test-ca.ts';
@@ -40,11 +40,7 @@ describe.each(DB_TARGETS)('backlog gauges (%s)', (target) => {
   async function queue(name: string) {
     const db = t.services.database.prisma;
     const companyId = await makeCompany(db, { name });
-    const [hook] = await db.$queryRawUnsafe<{ id: string }[]>(
-      `INSERT INTO webhooks (company_id, event_type, webhook_url, name, secret_encrypted, api_version_pinned)
-       VALUES ($1::uuid, 'company.updated', 'https://hooks.example.com/x', 'metrics', 'x', '2026-11-01') RETURNING id::text AS id`,
-      companyId,
-    );
+    const hook = { id: await makeWebhook(t.services, { companyId, url: 'https://hooks.example.com/x', name: 'metrics' }) };
     /** `count` deliveries of this webhook in `status`, due at `nextAttemptAt` (an ISO instant). */
     const add = (count: number, status: string, nextAttemptAt: string, webhook: string | null = hook!.id) =>
       db.$executeRawUnsafe(
