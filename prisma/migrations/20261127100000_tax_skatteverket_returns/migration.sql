@@ -55,7 +55,8 @@ ALTER TABLE employees
 UPDATE employees e SET specification_number = n.rn
   FROM (SELECT id, row_number() OVER (PARTITION BY company_id ORDER BY created_at, id) AS rn FROM employees) n
  WHERE n.id = e.id;
-ALTER TABLE employees ALTER COLUMN specification_number SET NOT NULL;
+-- 0 asks the trigger below for the company's next number (the CHECK holds after it ran).
+ALTER TABLE employees ALTER COLUMN specification_number SET NOT NULL, ALTER COLUMN specification_number SET DEFAULT 0;
 ALTER TABLE employees ADD CONSTRAINT employees_specification_number_key UNIQUE (company_id, specification_number);
 ALTER TABLE employees ADD CONSTRAINT employees_pin_digest_key UNIQUE (company_id, pin_digest);
 ALTER TABLE employees ADD CONSTRAINT employees_pin_digest_present CHECK (pin_digest IS NOT NULL) NOT VALID;
@@ -70,7 +71,7 @@ BEGIN
     END IF;
     RETURN NEW;
   END IF;
-  IF NEW.specification_number IS NULL THEN
+  IF NEW.specification_number IS NULL OR NEW.specification_number = 0 THEN
     PERFORM pg_advisory_xact_lock(hashtextextended('employees.specification_number:' || NEW.company_id::text, 0));
     SELECT coalesce(max(specification_number), 0) + 1 INTO NEW.specification_number FROM employees WHERE company_id = NEW.company_id;
   END IF;
