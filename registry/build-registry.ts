@@ -91,8 +91,6 @@ export function buildRegistry(operations: readonly Operation[]): Registry {
     if (op.method === 'GET' && op.input.body) problems.push(`${op.id}: a GET takes no body`);
     // A public write would be an anonymous change nobody could be held to account for.
     if (isPublic(op) && isWrite(op)) problems.push(`${op.id}: a public operation must not write`);
-    // Capability records and MCP hints read sideEffects; `emits` names the events themselves.
-    if (op.emits?.length && !op.sideEffects.includes('emits_event')) problems.push(`${op.id}: declares emits, so sideEffects must include emits_event`);
     if (new Set(op.emits).size !== (op.emits?.length ?? 0)) problems.push(`${op.id}: emits lists an event twice`);
 
     // Capability records list these surfaces: each must exist, and every operation is served over REST.

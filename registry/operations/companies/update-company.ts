@@ -17,7 +17,7 @@ export const updateCompany = defineOperation({
   reversible: true,
   dryRun: true,
   idempotencyKey: 'optional',
-  sideEffects: ['update', 'emits_event'],
+  sideEffects: ['update'],
   auditTarget: 'company',
   errors: [],
   input: { params: CompanyParams, body: CompanyUpdateBody },
