@@ -242,13 +242,25 @@ export interface ErasedRepresentation {
 }
 
 /**
+ * What an operation declares, as types only: never set at run time. It rides on the erased form so
+ * a typed caller (the tests' `callOp`) reads an operation's input and output types off its export.
+ */
+export interface DeclaredTypes<P, Q, B, O> {
+  params: P;
+  query: Q;
+  body: B;
+  output: O;
+}
+export type TypedOperation<P = unknown, Q = unknown, B = unknown, O = unknown> = Operation & { readonly '~declared'?: DeclaredTypes<P, Q, B, O> };
+
+/**
  * Identity helper: keeps each declaration fully typed where it is written. The one thing it adds:
  * an operation that declares `expand` takes the `expand` query parameter, so every surface
  * (REST, OpenAPI, MCP, docs) offers it without knowing about expansions.
  */
 export function defineOperation<P extends AnyObject, Q extends AnyObject, B extends z.ZodType, O extends z.ZodType, R = undefined>(
   declared: OperationDefinition<P, Q, B, O, R>,
-): Operation {
+): TypedOperation<P, Q, B, O> {
   const definition = declared.emits?.length ? { ...declared, description: `${declared.description} ${emitsSentence(declared.emits)}` } : declared;
   if (!definition.expand) return definition as unknown as Operation;
   const query = (definition.input.query ?? z.object({})).extend({ [EXPAND_PARAM]: expandParameter(definition.expand) });
