@@ -206,7 +206,7 @@ function describe(entry: ToolEntry, glossary: Glossary): Record<string, unknown>
     annotations: entry.tool.annotations,
     input_schema: { ...schema, properties },
     example_arguments: exampleArguments(entry),
-    ...(entry.tool.outputSchema && { output_schema: entry.tool.outputSchema }),
+    ...(entry.fullOutputSchema && { output_schema: entry.fullOutputSchema }),
   };
 }
 
