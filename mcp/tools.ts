@@ -350,6 +350,11 @@ export class ToolIndex {
     this.relevantScopes = new Set(this.compiled.namespaced.flatMap((e) => e.scopes));
   }
 
+  /** Prose in a variant's words: operation ids become its tool names. */
+  speak(variant: Variant, text: string): string {
+    return this.compiled[variant][0]?.speak(text) ?? text;
+  }
+
   /** Every tool of a variant, whatever the selection (discovery mode filters itself). */
   all(variant: Variant): readonly ToolEntry[] {
     return this.compiled[variant];
