@@ -78,8 +78,8 @@ function companyOf(call: { entry: ToolEntry; args: unknown } | null): string | n
  * `/mcp`, Streamable HTTP in stateless JSON mode on the API's own Hono server. Order: Host/Origin
  * (403) → method (405: no GET stream, no DELETE session when stateless) → bearer key (401, as
  * REST; its admission also counts the request and, for a lone tools/call, answers tenancy) →
- * toolset selection (400) → the transport's own checks → one shared Server. The Server, the tool
- * index and the validator are built once here and reused by every request.
+ * toolset selection (400) → the transport's own checks → one shared Server. The Server and the
+ * validator are built once here, the tool index on the first request, and reused by every request.
  */
 export interface McpRouteOptions {
   /** Prompts and resources (skills, event catalogue, OpenAPI), assembled by the entry point. */
@@ -91,7 +91,13 @@ export interface McpRouteOptions {
 export const mcpRoutes =
   (options: McpRouteOptions = {}): RouteModule =>
   (app, services) => {
-    const index = new ToolIndex(registry.operations); // compiles both variants now: a bad name fails start-up
+    // Compiled on the first MCP request, not at start-up: turning every operation's zod schemas into
+    // JSON Schema is the largest single cost of a start (a bad tool name still fails every MCP test).
+    let compiled: ToolIndex | undefined;
+    const toolIndex = (): ToolIndex => {
+      compiled ??= new ToolIndex(registry.operations);
+      return compiled;
+    };
     configuredToolsets(services.config); // likewise a bad MCP_TOOLSETS
     const policy = hostPolicy(services.config);
     const transport = new SharedJsonTransport();
@@ -130,7 +136,7 @@ export const mcpRoutes =
       const key = `${mode}|${selectionKey(selection)}|${scopes.join(',')}`;
       let found = connections.get(key);
       if (!found) {
-        found = connection(index, { mode, selection, scopes, content: options.content });
+        found = connection(toolIndex(), { mode, selection, scopes, content: options.content });
         if (connections.size >= MAX_CONNECTIONS) connections.clear();
         connections.set(key, found);
       }
@@ -192,7 +198,7 @@ export const mcpRoutes =
       // Read before admitting, so a lone tools/call's company is admitted in the same round trip;
       // any problem with the body is answered only once the key is known to be good.
       const chosen = choose(c.req.query());
-      const tools = chosen instanceof DomainError || chosen.mode !== 'tools' ? null : index.tools(chosen.selection);
+      const tools = chosen instanceof DomainError || chosen.mode !== 'tools' ? null : toolIndex().tools(chosen.selection);
       const post = await readMcpPost(c.req.raw, MAX_BODY_BYTES);
       const call = post.ok ? operationToolCall(post.messages, tools) : null;
       if (call) c.set('operationLabel', call.entry.op.id);
