@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { API_VERSION } from '../../domain/kernel/version.ts';
 import type { Operation } from '../../registry/define-operation.ts';
 import { CLI_NAME } from '../../registry/cli-command.ts';
 import { parseFlags, type FlagDefinition } from './args.ts';
@@ -33,6 +35,7 @@ const definitionsFor = (spec: CommandSpec): Map<string, FlagDefinition> => {
 
 const ROOT_FLAGS = new Map<string, FlagDefinition>([
   ['help', { boolean: true }],
+  ['version', { boolean: true }],
   ['json', { boolean: true }],
   ['base-url', { boolean: false }],
   ['api-key', { boolean: false }],
@@ -57,6 +60,12 @@ function commandWords(argv: readonly string[]): string[] {
   return words;
 }
 
+/** `accounting 0.1.0 (api 2026-…)`: the package's version and the API version the client speaks. */
+export function versionLine(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return `${CLI_NAME} ${pkg.version} (api ${API_VERSION})`;
+}
+
 export async function main(argv: readonly string[], io: MainIo, operations: readonly Operation[]): Promise<number> {
   const table = buildCommands(operations);
   try {
@@ -78,6 +87,10 @@ export async function main(argv: readonly string[], io: MainIo, operations: read
 async function dispatch(table: CommandTable, argv: readonly string[], io: MainIo): Promise<number> {
   // `accounting help webhooks create` is `accounting webhooks create --help`.
   if (argv[0] === 'help' && argv.length > 1) return dispatch(table, [...argv.slice(1), '--help'], io);
+  if (argv[0] === '--version' || argv[0] === '-V') {
+    io.stdout.write(`${versionLine()}\n`);
+    return EXIT.ok;
+  }
   const [group, name] = commandWords(argv);
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
   if (group === undefined || (group === 'help' && name === undefined)) {

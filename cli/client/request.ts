@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { CLI_NAME } from '../../registry/cli-command.ts';
 import { API_VERSION } from '../../domain/kernel/version.ts';
+import { JSON_MEDIA_TYPE, offeredMediaTypes } from '../../registry/media-types.ts';
 import { usageError } from './errors.ts';
 import type { CommandSpec, FieldFlag } from './spec.ts';
 import type { Settings } from './settings.ts';
@@ -136,7 +137,10 @@ export async function buildRequest(spec: CommandSpec, input: CommandInput, setti
   Object.assign(query, input.query);
   if (input.dryRun) query.dry_run = 'true';
 
-  const headers: Record<string, string> = { accept: input.accept ?? 'application/json', 'user-agent': USER_AGENT };
+  // Every representation the operation declares, its default first (an SIE export is text/plain
+  // only: asking for JSON was a 406); --accept picks one where there are several.
+  const offered = offeredMediaTypes(op);
+  const headers: Record<string, string> = { accept: input.accept ?? (offered.length > 0 ? offered.join(', ') : JSON_MEDIA_TYPE), 'user-agent': USER_AGENT };
   if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
   let generatedIdempotencyKey: string | undefined;
   if (input.idempotencyKey !== undefined) headers['idempotency-key'] = input.idempotencyKey;

@@ -48,7 +48,10 @@ export const GLOBAL_FLAGS = {
   output: { kind: 'string', description: 'Write the answer to this file instead of stdout (binary answers such as PDFs included).' },
   'base-url': { kind: 'string', description: 'API server, e.g. http://localhost:3000 (default: $ACCOUNTING_API_URL).' },
   'api-key': { kind: 'string', description: 'API key (default: $ACCOUNTING_API_KEY).' },
-  accept: { kind: 'string', description: 'Media type to ask for, e.g. application/pdf where an operation offers one (default: application/json).' },
+  accept: {
+    kind: 'string',
+    description: 'Media type to ask for, e.g. application/pdf where an operation offers one (default: every type the operation declares, its default first).',
+  },
   data: { kind: 'string', description: 'The whole request body as JSON: inline, @file.json, or - for stdin. Field flags override its fields.' },
   'dry-run': { kind: 'boolean', description: 'Run every check and show the result without writing anything.' },
   'idempotency-key': { kind: 'string', description: 'Key that makes a retry replay the first result instead of writing twice.' },

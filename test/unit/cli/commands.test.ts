@@ -12,9 +12,12 @@ import { cliExample, curlExample } from '../../../discovery/command-examples.ts'
 import { requestBodyExample } from '../../../discovery/examples.ts';
 import { buildCommands } from '../../../cli/client/spec.ts';
 import { parseFlags } from '../../../cli/client/args.ts';
-import { parseCommand } from '../../../cli/client/main.ts';
+import { main, parseCommand, type MainIo } from '../../../cli/client/main.ts';
+import { API_VERSION } from '../../../domain/kernel/version.ts';
 import { buildRequest } from '../../../cli/client/request.ts';
 import { CliError } from '../../../cli/client/errors.ts';
+import { chooseMediaType } from '../../../pipeline/negotiate.ts';
+import { offeredMediaTypes } from '../../../registry/media-types.ts';
 
 const packageJson = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { bin: Record<string, string> };
 
@@ -113,6 +116,9 @@ describe('CLI commands generated from the registry', () => {
       expect(actual.pathname).toBe(expected.pathname);
       expect(Object.fromEntries(actual.searchParams)).toEqual(Object.fromEntries(expected.searchParams));
       expect(built.method).toBe(spec.op.method);
+      // The server's own negotiation accepts what the CLI asks for, and answers in the default.
+      const offers = offeredMediaTypes(spec.op);
+      if (offers.length > 0) expect(chooseMediaType(spec.op, built.headers.accept)).toBe(offers[0]);
       expect(built.json).toEqual(file ? undefined : requestBodyExample(spec.op));
       if (spec.op.idempotencyKey === 'required') expect(built.headers['idempotency-key']).toBe(built.generatedIdempotencyKey);
       else expect(built.headers['idempotency-key']).toBeUndefined();
@@ -195,3 +201,19 @@ function synthetic(input: { body?: z.ZodType }): Operation {
     handler: async () => ({ data: null }),
   });
 }
+
+describe('accounting --version', () => {
+  it('prints the package version and the API version, exit 0, before anything else runs', async () => {
+    let out = '';
+    const sink = {
+      write: (chunk: string) => {
+        out += chunk;
+        return true;
+      },
+    } as unknown as NodeJS.WritableStream;
+    const io = { stdout: sink, stderr: sink, env: {}, readStdin: async () => '' } as unknown as MainIo;
+    const version = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    expect(await main(['--version'], io, registry.operations)).toBe(0);
+    expect(out).toBe(`${CLI_NAME} ${version} (api ${API_VERSION})\n`);
+  });
+});
