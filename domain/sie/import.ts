@@ -12,6 +12,7 @@ import { fiscalYearConflict, fiscalYearShapeProblem, insertFiscalYear } from '..
 import { decodeSie } from './format.ts';
 import { parseSie, readSieLine, type SieIssue } from './parse.ts';
 import { mapSieSeries } from './series.ts';
+import { sieDimensions } from './dimensions.ts';
 import { ACCOUNT_NUMBER_PATTERN } from '../ledger/schemas.ts';
 import { isBalanceSheetAccount } from '../reports/balances.ts';
 
@@ -71,7 +72,13 @@ export interface SieImportVerification {
   source: { series: string; number: string };
   date: string;
   description: string;
-  lines: SieDraftLine[];
+  lines: (SieDraftLine & { objects: SieLineObject[] })[];
+}
+
+/** One object on a #TRANS row: SIE 4B §8 #TRANS writes the object list as dimension–code pairs. */
+export interface SieLineObject {
+  dimension: number;
+  code: string;
 }
 
 /** A file read and checked against itself: everything the import needs, with the lines to blame. */
@@ -100,6 +107,12 @@ export interface SieImportFile {
   skippedAccounts: { line: number; number: string }[];
   /** #KSUMMA's value when the file had one (it matched, or the file was refused). */
   checksum: number | null;
+  /** #DIM/#UNDERDIM and every dimension an object uses, parents before their sub-dimensions. */
+  dimensions: { number: number; name: string; parent: number | null }[];
+  /** #OBJEKT and every object a #TRANS row uses (named by its code when the file declares none). */
+  objects: { dimension: number; code: string; name: string }[];
+  /** Objects on imported rows, summed over rows. */
+  lineObjects: number;
 }
 
 export interface SieImportPlan {
@@ -192,6 +205,8 @@ export function readSieImport(bytes: Buffer): SieImportFile {
     problem(document.verifications[0]?.line ?? 1, 'The file uses more voucher series than can be told apart.');
   const series = new Map<string, { count: number; line: number }>();
   let transactions = 0;
+  let lineObjects = 0;
+  const { readObjects, dimensionsAndObjects } = sieDimensions(document, problem);
   let dates: SieImportFile['dates'] = null;
   const verifications: SieImportVerification[] = [];
   const skipped: SieImportFile['skipped'] = [];
@@ -205,11 +220,14 @@ export function readSieImport(bytes: Buffer): SieImportFile {
       if (verification.date < dates.first) dates.first = verification.date;
       if (verification.date > dates.last) dates.last = verification.date;
     }
-    const lines: SieDraftLine[] = [];
+    const lines: SieImportVerification['lines'] = [];
     for (const transaction of verification.transactions) {
       if (transaction.amount === 0) continue;
       use(transaction.account, transaction.line, '#TRANS');
+      const objects = readObjects(transaction.objects, transaction.line);
+      lineObjects += objects.length;
       lines.push({
+        objects,
         account: transaction.account,
         debit: Math.max(transaction.amount, 0),
         credit: Math.max(-transaction.amount, 0),
@@ -236,8 +254,12 @@ export function readSieImport(bytes: Buffer): SieImportFile {
       lines,
     });
   }
+  const { dimensions, objects } = dimensionsAndObjects();
   if (issues.length > 0) throw sieInvalid(issues);
   return {
+    dimensions,
+    objects,
+    lineObjects,
     year: current ? { line: current.line, start: current.start, end: current.end } : null,
     dates,
     previousYear: before ? { start: before.start, end: before.end } : null,
@@ -403,6 +425,9 @@ export function sieImportSummary(file: SieImportFile, plan: SieImportPlan): Reco
     skipped_verifications: file.skipped.length,
     skipped_accounts: file.skippedAccounts.map((account) => account.number),
     checksum_verified: file.checksum !== null,
+    dimensions: file.dimensions.length,
+    objects: file.objects.length,
+    line_objects: file.lineObjects,
     accounts_created: plan.createAccounts.map((account) => account.number),
     opening_balance: plan.opening && {
       date: plan.opening.date,
@@ -427,6 +452,22 @@ export async function prepareSieImport(
   const fiscalYearId = plan.year.id ?? (await insertFiscalYear(ctx.db, companyId, plan.year.start, plan.year.end)).id;
   if (plan.opening && plan.opening.year.id === null) await insertFiscalYear(ctx.db, companyId, plan.opening.year.start, plan.opening.year.end);
   for (const account of plan.createAccounts) await createAccount(ctx, companyId, { ...account, vat_code: defaultVatCode(account.number) });
+  // The company's own dimensions and objects keep their names; the file adds those it lacks.
+  for (const dimension of file.dimensions) {
+    await ctx.db.$executeRaw`
+      INSERT INTO dimensions (company_id, number, name, parent_number)
+      VALUES (${companyId}::uuid, ${dimension.number}::int, ${dimension.name}, ${dimension.parent}::int)
+      ON CONFLICT (company_id, number) DO NOTHING`;
+  }
+  const { objects } = file;
+  if (objects.length > 0) {
+    await ctx.db.$executeRaw`
+      INSERT INTO dimension_objects (company_id, dimension_number, code, name)
+      SELECT ${companyId}::uuid, o.dimension, o.code, o.name
+        FROM unnest(${objects.map((o) => o.dimension)}::int[], ${objects.map((o) => o.code)}::text[], ${objects.map((o) => o.name)}::text[])
+             AS o(dimension, code, name)
+      ON CONFLICT (company_id, dimension_number, code) DO NOTHING`;
+  }
   const opening = plan.opening
     ? await bookEntry(ctx, companyId, { date: plan.opening.date, description: OPENING_DESCRIPTION, series: OPENING_SERIES, lines: plan.opening.lines })
     : null;
@@ -485,6 +526,15 @@ export async function importSieBatch(ctx: OperationContext, companyId: string, f
            AS l(entry_id, line_no, account, debit, credit, description)
       JOIN accounts a ON a.company_id = ${companyId}::uuid AND a.number = l.account`;
   if (inserted !== lines.length) throw new Error(`importSieBatch: ${inserted} of ${lines.length} lines inserted`);
+  // Objects go on while the entries are drafts: once committed, a line's objects are fixed (trigger).
+  const objects = lines.flatMap((line) => line.objects.map((object) => ({ ...object, entryId: line.entryId, lineNo: line.lineNo })));
+  if (objects.length > 0) {
+    await ctx.db.$executeRaw`
+      INSERT INTO journal_line_objects (company_id, entry_id, line_no, dimension_number, object_code)
+      SELECT ${companyId}::uuid, o.entry_id, o.line_no, o.dimension, o.code
+        FROM unnest(${objects.map((o) => o.entryId)}::uuid[], ${objects.map((o) => o.lineNo)}::int[], ${objects.map((o) => o.dimension)}::int[],
+                    ${objects.map((o) => o.code)}::text[]) AS o(entry_id, line_no, dimension, code)`;
+  }
 
   const counts = new Map<string, number>();
   for (const verification of batch) counts.set(verification.series, (counts.get(verification.series) ?? 0) + 1);

@@ -67,6 +67,10 @@ export interface SieDocument {
   orgNumber: string | null;
   fiscalYears: { line: number; yearIndex: number; start: string; end: string }[];
   accounts: { line: number; number: string; name: string; type: string | null }[];
+  /** #DIM and #UNDERDIM (with its super-dimension as parent). */
+  dimensions: { line: number; number: number; name: string; parent: number | null }[];
+  /** #OBJEKT. */
+  objects: { line: number; dimension: number; code: string; name: string }[];
   balances: SieBalance[];
   verifications: SieVerification[];
   /** The line of the first record of each top-level label (`SIETYP` → 3), for messages about them. */
@@ -218,6 +222,8 @@ export function parseSie(source: string): { document: SieDocument; issues: SieIs
     orgNumber: null,
     fiscalYears: [],
     accounts: [],
+    dimensions: [],
+    objects: [],
     balances: [],
     verifications: [],
     lineOf: {},
@@ -410,6 +416,20 @@ export function parseSie(source: string): { document: SieDocument; issues: SieIs
         if (type !== null && !['T', 'S', 'I', 'K'].includes(type)) problem(record.line, `#KTYP: the type must be T, S, I or K, found "${type}".`);
         else if (!account) problem(record.line, `#KTYP: account ${number} has no #KONTO before it.`);
         else account.type = type;
+        break;
+      }
+      case 'DIM':
+      case 'UNDERDIM': {
+        const number = integer(record, 0, 'the dimension number');
+        const name = text(record.fields[1]) ?? '';
+        const parent = record.label === 'UNDERDIM' ? integer(record, 2, 'the super-dimension') : null;
+        if (number !== null && (record.label === 'DIM' || parent !== null)) document.dimensions.push({ line: record.line, number, name, parent });
+        break;
+      }
+      case 'OBJEKT': {
+        const dimension = integer(record, 0, 'the dimension number');
+        const code = required(record, 1, 'the object code');
+        if (dimension !== null && code !== null) document.objects.push({ line: record.line, dimension, code, name: text(record.fields[2]) ?? '' });
         break;
       }
       case 'IB':

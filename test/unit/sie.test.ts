@@ -184,8 +184,8 @@ describe('readSieImport (the checks an import makes before touching the books)',
         date: '2026-01-05',
         description: 'Verifikation a',
         lines: [
-          { account: '1930', debit: 1_250, credit: 0, description: 'Kontant' },
-          { account: '3041', debit: 0, credit: 1_250, description: null },
+          { account: '1930', debit: 1_250, credit: 0, description: 'Kontant', objects: [] },
+          { account: '3041', debit: 0, credit: 1_250, description: null, objects: [] },
         ],
       },
     ]);

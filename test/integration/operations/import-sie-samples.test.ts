@@ -31,17 +31,27 @@ function ore(amount: string): number {
 
 interface FileFigures {
   vouchers: number;
+  /** Objects on #TRANS rows with a non-zero amount, counted pair by pair ({dim code …}). */
+  lineObjects: number;
+  /** Distinct (dimension, code) of #OBJEKT records. */
+  declaredObjects: number;
   figures: { kind: 'IB' | 'UB' | 'RES'; account: string; amount: number }[];
 }
 
 function figuresOf(name: string): FileFigures {
   const lines = iconv.decode(readFileSync(join(SAMPLES, name)), 'cp437').split(/\r?\n/);
   const figures: FileFigures['figures'] = [];
+  let lineObjects = 0;
+  const declared = new Set<string>();
   for (const line of lines) {
+    const row = /^\s*#TRANS\s+"?\d+"?\s+\{([^}]*)\}\s+(-?[\d.]+)/.exec(line);
+    if (row && ore(row[2] as string) !== 0) lineObjects += ((row[1] as string).match(/"[^"]*"|[^\s"]+/g) ?? []).length / 2;
+    const object = /^\s*#OBJEKT\s+"?(\d+)"?\s+("[^"]*"|\S+)/.exec(line);
+    if (object) declared.add(`${object[1]} ${(object[2] as string).replaceAll('"', '')}`);
     const match = /^\s*#(IB|UB|RES)\s+0\s+"?(\d+)"?\s+(-?[\d.]+)/.exec(line);
     if (match) figures.push({ kind: match[1] as 'IB' | 'UB' | 'RES', account: match[2] as string, amount: ore(match[3] as string) });
   }
-  return { vouchers: lines.filter((line) => /^\s*#VER[\s]/.test(line)).length, figures };
+  return { vouchers: lines.filter((line) => /^\s*#VER[\s]/.test(line)).length, figures, lineObjects, declaredObjects: declared.size };
 }
 
 describe.each(DB_TARGETS)('the sample SIE files from real programs (%s)', (target) => {
@@ -54,7 +64,7 @@ describe.each(DB_TARGETS)('the sample SIE files from real programs (%s)', (targe
   });
   afterAll(async () => t?.close());
 
-  it.each(FILES)('%s imports as published, with every #IB 0, #UB 0 and #RES 0 and the voucher count', async (name) => {
+  it.each(FILES)('%s imports as published, with every #IB 0, #UB 0 and #RES 0, the voucher count and the objects on its rows', async (name) => {
     const tenant = await makeTenant(t.services.database.prisma);
     const b = books(app, tenant.key, tenant.companyId);
     const form = new FormData();
@@ -85,5 +95,12 @@ describe.each(DB_TARGETS)('the sample SIE files from real programs (%s)', (targe
       if (actual !== amount) mismatches.push(`#${kind} 0 ${account}: file ${amount}, ours ${actual}`);
     }
     expect(mismatches).toEqual([]);
+
+    // Dimensions: every object declared is the company's, and every row keeps its objects.
+    const prisma = t.services.database.prisma;
+    const { lineObjects, declaredObjects } = figuresOf(name);
+    expect(await prisma.journalLineObject.count({ where: { companyId: tenant.companyId } })).toBe(lineObjects);
+    expect(done.result.line_objects).toBe(lineObjects);
+    expect(await prisma.dimensionObject.count({ where: { companyId: tenant.companyId } })).toBeGreaterThanOrEqual(declaredObjects);
   });
 });
