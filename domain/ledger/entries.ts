@@ -15,7 +15,7 @@ import { type ENTRY_STATES, JournalEntry, toSqlDate, type JournalEntryCreateBody
  */
 export const ENTRY_SELECT = `
   SELECT e.id, e.company_id, e.series, e.number, e.date::text AS date, e.description, e.status, e.currency,
-         e.fiscal_year_id, e.period_id, e.reverses_id, e.committed_at, e.created_at,
+         e.fiscal_year_id, e.period_id, e.reverses_id, e.source_series, e.source_number, e.committed_at, e.created_at,
          ${keysetTimestampSql('e.created_at')} AS created_key,
          (SELECT r.id FROM journal_entries r WHERE r.company_id = e.company_id AND r.reverses_id = e.id) AS reversed_by_id,
          coalesce((SELECT json_agg(json_build_object(
@@ -38,6 +38,8 @@ export interface EntryRow {
   period_id: string | null;
   reverses_id: string | null;
   reversed_by_id: string | null;
+  source_series: string | null;
+  source_number: string | null;
   committed_at: Date | null;
   created_at: Date;
   created_key: string;
@@ -62,6 +64,7 @@ export function entryFields(row: EntryRow) {
     lines: row.lines.map((line) => ({ ...line, debit: Number(line.debit), credit: Number(line.credit) })),
     reverses_id: row.reverses_id,
     reversed_by_id: row.reversed_by_id,
+    source: row.source_series === null ? null : { series: row.source_series, number: row.source_number ?? '' },
     committed_at: row.committed_at?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),
   };

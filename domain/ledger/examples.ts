@@ -41,6 +41,7 @@ export const journalEntryExample: z.input<typeof JournalEntry> = {
   ],
   reverses_id: null,
   reversed_by_id: null,
+  source: null,
   committed_at: '2026-11-12T10:04:11.000Z',
   created_at: '2026-11-12T10:01:37.000Z',
 };

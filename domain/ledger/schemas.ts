@@ -6,13 +6,22 @@ import { wrongTypeMessage } from '../kernel/value-forms.ts';
  * one schema for both) and what callers send. Money is integer öre, never a float.
  */
 
+/**
+ * BAS four-digit accounts in classes 1-9, and sub-accounts of one or two more digits as Swedish
+ * programs write them in SIE files (19301 under 1930); the first four digits are the BAS account
+ * the reports group it with. The accounts table's CHECK holds the same pattern.
+ */
+export const ACCOUNT_NUMBER_PATTERN = /^[1-9]\d{3}\d{0,2}$/;
+
 export const AccountNumber = z
   .string()
-  .regex(/^[1-8]\d{3}$/, 'A BAS account number: four digits, 1000-8999.')
-  .describe('BAS account number, four digits 1000-8999, e.g. "1930" (bank).');
+  .regex(ACCOUNT_NUMBER_PATTERN, 'A BAS account number: four digits 1000-9999, or a sub-account of five or six digits.')
+  .describe('BAS account number, e.g. "1930" (bank); 4-6 digits.');
 
-export const ACCOUNT_TYPES = ['asset', 'equity_liability', 'revenue', 'expense', 'financial'] as const;
-export const AccountType = z.enum(ACCOUNT_TYPES).describe('From the class (first digit): 1 asset, 2 equity_liability, 3 revenue, 4-7 expense, 8 financial.');
+export const ACCOUNT_TYPES = ['asset', 'equity_liability', 'revenue', 'expense', 'financial', 'internal'] as const;
+export const AccountType = z
+  .enum(ACCOUNT_TYPES)
+  .describe('From the class (first digit): 1 asset, 2 equity_liability, 3 revenue, 4-7 expense, 8 financial, 9 internal.');
 
 /**
  * What is booked on an account, as far as the VAT return cares: domestic sales at 25, 12 or 6 %
@@ -175,6 +184,8 @@ export const JournalEntry = z
     lines: z.array(JournalLine),
     reverses_id: z.uuid().nullable().describe('The entry this one reverses.'),
     reversed_by_id: z.uuid().nullable().describe('The entry that reversed this one.'),
+    // An imported entry's series and number in the program that exported it (docs/sie.md); null otherwise.
+    source: z.object({ series: z.string(), number: z.string() }).nullable(),
     committed_at: Timestamp.nullable(),
     created_at: Timestamp,
   })

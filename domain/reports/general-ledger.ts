@@ -4,6 +4,7 @@ import type { OperationContext } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { decodeKeysetCursor, encodeKeysetCursor, type PaginationMeta, keysetPage } from '../kernel/pagination.ts';
 import { toOre, type GeneralLedgerLine, type GeneralLedgerQuery, type ReportPeriod } from './schemas.ts';
+import { ACCOUNT_NUMBER_PATTERN } from '../ledger/schemas.ts';
 
 /**
  * Huvudbok: every committed line of the period, by account, then date, voucher (series, number),
@@ -147,7 +148,7 @@ export function accountFilterOf(query: Pick<GeneralLedgerQuery, 'account' | 'acc
 
 const LIST_NAME = 'general_ledger';
 const CursorKey = z.object({
-  account: z.string().regex(/^[1-8]\d{3}$/),
+  account: z.string().regex(ACCOUNT_NUMBER_PATTERN),
   date: z.iso.date(),
   series: z.string().regex(/^[A-Z]{1,4}$/),
   number: z.number().int().positive(),

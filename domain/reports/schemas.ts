@@ -71,7 +71,7 @@ export type AccountBalances = z.infer<typeof AccountBalances>;
 export const TrialBalance = z.object({
   period: ReportPeriod,
   accounts: z.array(AccountBalance),
-  classes: z.array(BalanceTotals.extend({ class: z.string().regex(/^[1-8]$/), name: z.string() })).describe('Subtotals per BAS account class (first digit).'),
+  classes: z.array(BalanceTotals.extend({ class: z.string().regex(/^[1-9]$/), name: z.string() })).describe('Subtotals per BAS account class (first digit).'),
   totals: BalanceTotals,
   balanced: z.boolean().describe('Whether the period debits equal the period credits.'),
 });

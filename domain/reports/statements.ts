@@ -23,7 +23,9 @@ interface Range {
   last: string;
 }
 
-const inRange = (account: string, range: Range): boolean => account >= range.first && account <= range.last;
+/** The BAS account a number belongs to: its first four digits (a sub-account 19301 sits under 1930). */
+const basAccount = (account: string): string => account.slice(0, 4);
+const inRange = (account: string, range: Range): boolean => basAccount(account) >= range.first && basAccount(account) <= range.last;
 
 /** BAS account classes (the first digit), as the trial balance subtotals them. */
 export const ACCOUNT_CLASSES: readonly { class: string; name: string }[] = [
@@ -35,6 +37,7 @@ export const ACCOUNT_CLASSES: readonly { class: string; name: string }[] = [
   { class: '6', name: 'Övriga externa kostnader' },
   { class: '7', name: 'Personal, avskrivningar m.m.' },
   { class: '8', name: 'Finansiella poster, bokslutsdispositioner och skatt' },
+  { class: '9', name: 'Intern redovisning' },
 ];
 
 /** Resultaträkning (kostnadsslagsindelad), in BAS order. */
@@ -104,7 +107,7 @@ export function buildTrialBalance(period: ReportPeriod, rows: readonly BalanceRo
 export function buildIncomeStatement(period: ReportPeriod, rows: readonly BalanceRow[]): IncomeStatement {
   const resultRows = rows.filter((row) => !isBalanceSheetAccount(row.account) && (row.debit !== 0n || row.credit !== 0n));
   const amountOf = (row: BalanceRow): bigint => row.credit - row.debit;
-  const upTo = (last: string): bigint => sum(resultRows.filter((row) => row.account <= last).map(amountOf));
+  const upTo = (last: string): bigint => sum(resultRows.filter((row) => basAccount(row.account) <= last).map(amountOf));
   const sections = INCOME_SECTIONS.flatMap((section) => {
     const members = resultRows.filter((row) => inRange(row.account, section));
     if (members.length === 0) return [];
@@ -152,7 +155,8 @@ export function buildBalanceSheet(period: ReportPeriod, rows: readonly BalanceRo
         },
       ];
     });
-  const closingIn = (first: string, last: string): bigint => sum(sheetRows.filter((row) => row.account >= first && row.account <= last).map(closingOf));
+  const closingIn = (first: string, last: string): bigint =>
+    sum(sheetRows.filter((row) => inRange(row.account, { key: '', name: '', first, last })).map(closingOf));
   const assets = closingIn('1000', '1999');
   const equity = -closingIn('2000', '2099');
   const liabilities = -closingIn('2100', '2999');

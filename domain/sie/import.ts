@@ -11,6 +11,10 @@ import { readEntries } from '../ledger/entries.ts';
 import { fiscalYearConflict, fiscalYearShapeProblem, insertFiscalYear } from '../ledger/fiscal-years.ts';
 import { decodeSie } from './format.ts';
 import { parseSie, readSieLine, type SieIssue } from './parse.ts';
+import { mapSieSeries } from './series.ts';
+import { sieDimensions } from './dimensions.ts';
+import { ACCOUNT_NUMBER_PATTERN } from '../ledger/schemas.ts';
+import { isBalanceSheetAccount } from '../reports/balances.ts';
 
 /**
  * SIE 4 import (issue 15): the file is read whole and checked against itself and the books before
@@ -48,8 +52,6 @@ export const EARLIER_RESULT_ACCOUNT = '8999';
 /** Verifications per transaction and checkpoint: small enough to stay well inside the transaction timeout. */
 export const SIE_IMPORT_BATCH = 500;
 
-const BAS_NUMBER = /^[1-8]\d{3}$/;
-const SERIES = /^[A-Z]{1,4}$/;
 /** The problems a refusal lists in `details` (the message names the first). */
 const MAX_REPORTED_ISSUES = 20;
 const SNIFF_BYTES = 64 * 1024;
@@ -64,15 +66,27 @@ export interface SieDraftLine {
 
 export interface SieImportVerification {
   line: number;
+  /** Ours (domain/sie/series.ts). */
   series: string;
+  /** As the file wrote them. */
+  source: { series: string; number: string };
   date: string;
   description: string;
-  lines: SieDraftLine[];
+  lines: (SieDraftLine & { objects: SieLineObject[] })[];
+}
+
+/** One object on a #TRANS row: SIE 4B §8 #TRANS writes the object list as dimension–code pairs. */
+export interface SieLineObject {
+  dimension: number;
+  code: string;
 }
 
 /** A file read and checked against itself: everything the import needs, with the lines to blame. */
 export interface SieImportFile {
-  year: { line: number; start: string; end: string };
+  /** #RAR 0; null when the file has none (then the vouchers' dates choose the year: planSieImport). */
+  year: { line: number; start: string; end: string } | null;
+  /** The first and last #VER date (with the line of the first #VER), null without vouchers. */
+  dates: { line: number; first: string; last: string } | null;
   /** #RAR -1, when the file has it. */
   previousYear: { start: string; end: string } | null;
   /** #KONTO: number → line and name. */
@@ -83,8 +97,22 @@ export interface SieImportFile {
   opening: { line: number; account: string; amount: number }[];
   verifications: SieImportVerification[];
   transactions: number;
-  /** Series → verifications in it; and the line of its first #VER. */
+  /** Our series → verifications in it; and the line of its first #VER. */
   series: Map<string, { count: number; line: number }>;
+  /** The file's series → ours. */
+  seriesMap: Map<string, string>;
+  /** #VER without a non-zero #TRANS row (voided or empty vouchers): skipped, counted in the result. */
+  skipped: { line: number; series: string; number: string }[];
+  /** #KONTO records no balance or #TRANS uses whose number no chart can hold: skipped, counted. */
+  skippedAccounts: { line: number; number: string }[];
+  /** #KSUMMA's value when the file had one (it matched, or the file was refused). */
+  checksum: number | null;
+  /** #DIM/#UNDERDIM and every dimension an object uses, parents before their sub-dimensions. */
+  dimensions: { number: number; name: string; parent: number | null }[];
+  /** #OBJEKT and every object a #TRANS row uses (named by its code when the file declares none). */
+  objects: { dimension: number; code: string; name: string }[];
+  /** Objects on imported rows, summed over rows. */
+  lineObjects: number;
 }
 
 export interface SieImportPlan {
@@ -146,69 +174,94 @@ export function readSieImport(bytes: Buffer): SieImportFile {
     problem(document.lineOf.SIETYP ?? 1, `#SIETYP ${document.sieType}: importSie reads SIE type 4 files (with #VER verifications).`);
   }
   const current = document.fiscalYears.find((year) => year.yearIndex === 0);
-  if (!current) problem(document.lineOf.SIETYP ?? 1, 'The file names no fiscal year: #RAR 0 is missing.');
-  else if (current.end < current.start) problem(current.line, '#RAR 0 ends before it starts.');
-  const year = current ? { line: current.line, start: current.start, end: current.end } : { line: 1, start: '', end: '' };
+  if (current && current.end < current.start) problem(current.line, '#RAR 0 ends before it starts.');
   const before = document.fiscalYears.find((each) => each.yearIndex === -1);
 
   const accounts = new Map<string, { line: number; name: string }>();
+  const unusable: { line: number; number: string }[] = [];
   for (const account of document.accounts) {
-    if (!BAS_NUMBER.test(account.number)) problem(account.line, `#KONTO ${account.number}: account numbers are four digits, 1000-8999 (BAS).`);
+    if (!ACCOUNT_NUMBER_PATTERN.test(account.number)) unusable.push({ line: account.line, number: account.number });
     else accounts.set(account.number, { line: account.line, name: textOf(account.name, 200) || `Konto ${account.number}` });
   }
 
   const used = new Map<string, number>();
   const use = (account: string, line: number, label: string): void => {
-    if (!BAS_NUMBER.test(account)) problem(line, `${label}: account ${account} is not a four-digit BAS account (1000-8999).`);
-    else if (!used.has(account)) used.set(account, line);
+    if (!ACCOUNT_NUMBER_PATTERN.test(account)) {
+      problem(line, `${label}: account "${account}" is not an account number (four digits 1000-9999, or a sub-account of five or six digits).`);
+    } else if (!used.has(account)) used.set(account, line);
   };
 
   const openingByAccount = new Map<string, { line: number; account: string; amount: number }>();
   for (const balance of document.balances) {
-    if (balance.kind !== 'IB' || balance.yearIndex !== 0 || balance.amount === 0 || balance.account >= '3') continue;
+    if (balance.kind !== 'IB' || balance.yearIndex !== 0 || balance.amount === 0 || !isBalanceSheetAccount(balance.account)) continue;
     use(balance.account, balance.line, '#IB');
     const known = openingByAccount.get(balance.account);
     if (known) known.amount += balance.amount;
     else openingByAccount.set(balance.account, { line: balance.line, account: balance.account, amount: balance.amount });
   }
 
+  const seriesMap = mapSieSeries(document.verifications.map((verification) => verification.series)) ?? new Map<string, string>();
+  if (seriesMap.size === 0 && document.verifications.length > 0)
+    problem(document.verifications[0]?.line ?? 1, 'The file uses more voucher series than can be told apart.');
   const series = new Map<string, { count: number; line: number }>();
   let transactions = 0;
+  let lineObjects = 0;
+  const { readObjects, dimensionsAndObjects } = sieDimensions(document, problem);
+  let dates: SieImportFile['dates'] = null;
   const verifications: SieImportVerification[] = [];
+  const skipped: SieImportFile['skipped'] = [];
   for (const verification of document.verifications) {
-    const name = `#VER ${verification.series} ${verification.number}`.trimEnd();
-    const letters = verification.series.toUpperCase();
-    if (!SERIES.test(letters)) problem(verification.line, `${name}: the series must be 1-4 letters A-Z.`);
+    const name = `#VER ${verification.series === '' ? '""' : verification.series} ${verification.number}`.trimEnd();
     if (current && (verification.date < current.start || verification.date > current.end)) {
       problem(verification.line, `${name} is dated ${verification.date}, outside the fiscal year #RAR 0 (${current.start} – ${current.end}).`);
     }
-    const lines: SieDraftLine[] = [];
+    if (!dates) dates = { line: verification.line, first: verification.date, last: verification.date };
+    else {
+      if (verification.date < dates.first) dates.first = verification.date;
+      if (verification.date > dates.last) dates.last = verification.date;
+    }
+    const lines: SieImportVerification['lines'] = [];
     for (const transaction of verification.transactions) {
       if (transaction.amount === 0) continue;
       use(transaction.account, transaction.line, '#TRANS');
+      const objects = readObjects(transaction.objects, transaction.line);
+      lineObjects += objects.length;
       lines.push({
+        objects,
         account: transaction.account,
         debit: Math.max(transaction.amount, 0),
         credit: Math.max(-transaction.amount, 0),
         description: transaction.text === null ? null : textOf(transaction.text, 500) || null,
       });
     }
-    if (lines.length < 2) problem(verification.line, `${name} needs at least two #TRANS rows with non-zero amounts.`);
+    // The parser has checked that the rows balance, so no non-zero row means nothing was booked.
+    if (lines.length === 0) {
+      skipped.push({ line: verification.line, series: verification.series, number: verification.number });
+      continue;
+    }
     transactions += lines.length;
-    const seen = series.get(letters);
+    const ours = seriesMap.get(verification.series) ?? '';
+    const seen = series.get(ours);
     if (seen) seen.count += 1;
-    else series.set(letters, { count: 1, line: verification.line });
+    else series.set(ours, { count: 1, line: verification.line });
+    const label = `${verification.series}${verification.series && verification.number ? ' ' : ''}${verification.number}`.trim();
     verifications.push({
       line: verification.line,
-      series: letters,
+      series: ours,
+      source: { series: verification.series.slice(0, 100), number: verification.number.slice(0, 100) },
       date: verification.date,
-      description: textOf(verification.text, 500) || `Verifikation ${name.slice(5)}`,
+      description: textOf(verification.text, 500) || `Verifikation ${label || `rad ${verification.line}`}`.slice(0, 500),
       lines,
     });
   }
+  const { dimensions, objects } = dimensionsAndObjects();
   if (issues.length > 0) throw sieInvalid(issues);
   return {
-    year,
+    dimensions,
+    objects,
+    lineObjects,
+    year: current ? { line: current.line, start: current.start, end: current.end } : null,
+    dates,
     previousYear: before ? { start: before.start, end: before.end } : null,
     accounts,
     used,
@@ -216,6 +269,10 @@ export function readSieImport(bytes: Buffer): SieImportFile {
     verifications,
     transactions,
     series,
+    seriesMap,
+    skipped,
+    skippedAccounts: unusable.filter((account) => !used.has(account.number)),
+    checksum: document.checksum?.stated ?? null,
   };
 }
 
@@ -224,6 +281,22 @@ interface YearRow {
   start_date: string;
   end_date: string;
   closed: boolean;
+}
+
+/**
+ * The year the file's vouchers go into: #RAR 0 when the file has it. Without it (SIE 4B makes
+ * #RAR mandatory only where balances refer to years; a voucher file such as a till's daily
+ * export writes none) it is the company's fiscal year holding the first voucher, or else the
+ * calendar year of the first voucher, the fiscal year Bokföringslagen (1999:1078) 3 kap. 1 §
+ * gives a company that chose none. Every voucher must lie in it (checked in planSieImport).
+ */
+function importYear(file: SieImportFile, years: readonly YearRow[]): { line: number; start: string; end: string } {
+  if (file.year) return file.year;
+  if (!file.dates) return { line: 1, start: '', end: '' };
+  const { line, first } = file.dates;
+  const holder = years.find((year) => year.start_date <= first && first <= year.end_date);
+  if (holder) return { line, start: holder.start_date, end: holder.end_date };
+  return { line, start: `${first.slice(0, 4)}-01-01`, end: `${first.slice(0, 4)}-12-31` };
 }
 
 /**
@@ -240,18 +313,31 @@ export async function planSieImport(ctx: OperationContext, companyId: string, fi
   const years = await ctx.db.$queryRaw<YearRow[]>`
     SELECT id, start_date::text AS start_date, end_date::text AS end_date, closed_at IS NOT NULL AS closed
       FROM fiscal_years WHERE company_id = ${companyId}::uuid ORDER BY start_date`;
-  const { start, end, line: yearLine } = file.year;
+  const { start, end, line: yearLine } = importYear(file, years);
+  const named = file.year ? '#RAR 0' : `The vouchers' fiscal year`;
   const existing = years.find((year) => year.start_date === start && year.end_date === end) ?? null;
-  if (!existing) {
+  if (!file.year && start !== '') {
+    const outside = file.verifications.find((verification) => verification.date < start || verification.date > end);
+    if (outside) {
+      problem(
+        outside.line,
+        `The file has no #RAR 0, and this #VER (${outside.date}) lies outside the fiscal year ${start} – ${end} of the file's first voucher.`,
+      );
+    }
+  }
+  if (start === '') {
+    problem(yearLine, 'The file names no fiscal year (#RAR 0) and has no #VER whose dates could choose one.');
+  } else if (!existing) {
     const refused = fiscalYearShapeProblem(start, end) ?? fiscalYearConflict(years, start, end);
-    if (refused) problem(yearLine, `#RAR 0 (${start} – ${end}) is not a fiscal year this company can have: ${refused.message}`);
+    if (refused) problem(yearLine, `${named} (${start} – ${end}) is not a fiscal year this company can have: ${refused.message}`);
   } else if (existing.closed) {
-    problem(yearLine, `#RAR 0: the company's fiscal year ${start} – ${end} is closed.`);
+    problem(yearLine, `${named}: the company's fiscal year ${start} – ${end} is closed.`);
   } else {
     const locked = await ctx.db.$queryRaw<{ start: string; end: string }[]>`
       SELECT start_date::text AS start, end_date::text AS end FROM periods
        WHERE company_id = ${companyId}::uuid AND fiscal_year_id = ${existing.id}::uuid AND locked_at IS NOT NULL`;
     for (const verification of file.verifications) {
+      if (verification.date < start || verification.date > end) continue;
       const period = locked.find((each) => each.start <= verification.date && verification.date <= each.end);
       if (period) problem(verification.line, `This #VER is dated ${verification.date}, in the locked period ${period.start.slice(0, 7)}.`);
     }
@@ -334,6 +420,14 @@ export function sieImportSummary(file: SieImportFile, plan: SieImportPlan): Reco
     verifications: file.verifications.length,
     transactions: file.transactions,
     series: Object.fromEntries([...file.series].map(([series, { count }]) => [series, count])),
+    // The file's series → ours, where the name changed (domain/sie/series.ts).
+    series_renamed: Object.fromEntries([...file.seriesMap].filter(([original, ours]) => original !== ours)),
+    skipped_verifications: file.skipped.length,
+    skipped_accounts: file.skippedAccounts.map((account) => account.number),
+    checksum_verified: file.checksum !== null,
+    dimensions: file.dimensions.length,
+    objects: file.objects.length,
+    line_objects: file.lineObjects,
     accounts_created: plan.createAccounts.map((account) => account.number),
     opening_balance: plan.opening && {
       date: plan.opening.date,
@@ -358,6 +452,22 @@ export async function prepareSieImport(
   const fiscalYearId = plan.year.id ?? (await insertFiscalYear(ctx.db, companyId, plan.year.start, plan.year.end)).id;
   if (plan.opening && plan.opening.year.id === null) await insertFiscalYear(ctx.db, companyId, plan.opening.year.start, plan.opening.year.end);
   for (const account of plan.createAccounts) await createAccount(ctx, companyId, { ...account, vat_code: defaultVatCode(account.number) });
+  // The company's own dimensions and objects keep their names; the file adds those it lacks.
+  for (const dimension of file.dimensions) {
+    await ctx.db.$executeRaw`
+      INSERT INTO dimensions (company_id, number, name, parent_number)
+      VALUES (${companyId}::uuid, ${dimension.number}::int, ${dimension.name}, ${dimension.parent}::int)
+      ON CONFLICT (company_id, number) DO NOTHING`;
+  }
+  const { objects } = file;
+  if (objects.length > 0) {
+    await ctx.db.$executeRaw`
+      INSERT INTO dimension_objects (company_id, dimension_number, code, name)
+      SELECT ${companyId}::uuid, o.dimension, o.code, o.name
+        FROM unnest(${objects.map((o) => o.dimension)}::int[], ${objects.map((o) => o.code)}::text[], ${objects.map((o) => o.name)}::text[])
+             AS o(dimension, code, name)
+      ON CONFLICT (company_id, dimension_number, code) DO NOTHING`;
+  }
   const opening = plan.opening
     ? await bookEntry(ctx, companyId, { date: plan.opening.date, description: OPENING_DESCRIPTION, series: OPENING_SERIES, lines: plan.opening.lines })
     : null;
@@ -400,10 +510,11 @@ export async function importSieBatch(ctx: OperationContext, companyId: string, f
 
   const ids = batch.map(() => randomUUID());
   await ctx.db.$executeRaw`
-    INSERT INTO journal_entries (id, company_id, date, description, series, created_by_api_key_id)
-    SELECT v.id, ${companyId}::uuid, v.date, v.description, v.series, ${ctx.actor?.apiKeyId ?? null}::uuid
-      FROM unnest(${ids}::uuid[], ${batch.map((v) => v.date)}::date[], ${batch.map((v) => v.description)}::text[], ${batch.map((v) => v.series)}::text[])
-           AS v(id, date, description, series)`;
+    INSERT INTO journal_entries (id, company_id, date, description, series, source_series, source_number, created_by_api_key_id)
+    SELECT v.id, ${companyId}::uuid, v.date, v.description, v.series, v.source_series, v.source_number, ${ctx.actor?.apiKeyId ?? null}::uuid
+      FROM unnest(${ids}::uuid[], ${batch.map((v) => v.date)}::date[], ${batch.map((v) => v.description)}::text[], ${batch.map((v) => v.series)}::text[],
+                  ${batch.map((v) => v.source.series)}::text[], ${batch.map((v) => v.source.number)}::text[])
+           AS v(id, date, description, series, source_series, source_number)`;
   const lines = batch.flatMap((verification, index) =>
     verification.lines.map((line, lineIndex) => ({ ...line, entryId: ids[index] as string, lineNo: lineIndex + 1 })),
   );
@@ -415,6 +526,15 @@ export async function importSieBatch(ctx: OperationContext, companyId: string, f
            AS l(entry_id, line_no, account, debit, credit, description)
       JOIN accounts a ON a.company_id = ${companyId}::uuid AND a.number = l.account`;
   if (inserted !== lines.length) throw new Error(`importSieBatch: ${inserted} of ${lines.length} lines inserted`);
+  // Objects go on while the entries are drafts: once committed, a line's objects are fixed (trigger).
+  const objects = lines.flatMap((line) => line.objects.map((object) => ({ ...object, entryId: line.entryId, lineNo: line.lineNo })));
+  if (objects.length > 0) {
+    await ctx.db.$executeRaw`
+      INSERT INTO journal_line_objects (company_id, entry_id, line_no, dimension_number, object_code)
+      SELECT ${companyId}::uuid, o.entry_id, o.line_no, o.dimension, o.code
+        FROM unnest(${objects.map((o) => o.entryId)}::uuid[], ${objects.map((o) => o.lineNo)}::int[], ${objects.map((o) => o.dimension)}::int[],
+                    ${objects.map((o) => o.code)}::text[]) AS o(entry_id, line_no, dimension, code)`;
+  }
 
   const counts = new Map<string, number>();
   for (const verification of batch) counts.set(verification.series, (counts.get(verification.series) ?? 0) + 1);

@@ -6,6 +6,9 @@
  * specification asks of readers. Decode the bytes first (`decodeSie`).
  */
 
+import { crc32 } from 'node:zlib';
+import { encodeSie } from './format.ts';
+
 export type SieField = string | readonly string[];
 
 export interface SieRecord {
@@ -64,10 +67,16 @@ export interface SieDocument {
   orgNumber: string | null;
   fiscalYears: { line: number; yearIndex: number; start: string; end: string }[];
   accounts: { line: number; number: string; name: string; type: string | null }[];
+  /** #DIM and #UNDERDIM (with its super-dimension as parent). */
+  dimensions: { line: number; number: number; name: string; parent: number | null }[];
+  /** #OBJEKT. */
+  objects: { line: number; dimension: number; code: string; name: string }[];
   balances: SieBalance[];
   verifications: SieVerification[];
   /** The line of the first record of each top-level label (`SIETYP` → 3), for messages about them. */
   lineOf: Record<string, number>;
+  /** #KSUMMA: the file's checksum and whether it matched ours; null when the file has none. */
+  checksum: { line: number; stated: number; computed: number } | null;
 }
 
 const WHITESPACE = /[ \t]/;
@@ -173,6 +182,33 @@ export function parseSieDate(text: string): string | null {
 
 const text = (field: SieField | undefined): string | null => (typeof field === 'string' ? field : null);
 
+/**
+ * The #KSUMMA checksum (SIE 4B §7): CRC-32 (polynomial 0xEDB88320, initial value and final XOR
+ * 0xFFFFFFFF, as zlib's) over the PC8 bytes of every record after the opening #KSUMMA up to the
+ * closing one: each record's label with its "#" and its fields' contents, without the spaces and
+ * tabs between them, the quotes around text or the braces around object lists; the "{" and "}"
+ * lines of a verification are not part of it. Checked against the Visma Compact and Norstedts
+ * samples, whose programs wrote their checksums.
+ */
+class SieChecksum {
+  openedOn: number | null = null;
+  private crc = 0;
+
+  open(line: number): void {
+    this.openedOn = line;
+  }
+
+  add(record: SieRecord): void {
+    if (this.openedOn === null || record.label === '{' || record.label === '}') return;
+    const content = `#${record.label}${record.fields.map((field) => (typeof field === 'string' ? field : field.join(''))).join('')}`;
+    this.crc = crc32(encodeSie(content), this.crc);
+  }
+
+  value(): number {
+    return this.crc;
+  }
+}
+
 /** Reads a whole SIE 4 file into the parts an import uses; every problem is an issue with its line. */
 export function parseSie(source: string): { document: SieDocument; issues: SieIssue[] } {
   const issues: SieIssue[] = [];
@@ -186,10 +222,14 @@ export function parseSie(source: string): { document: SieDocument; issues: SieIs
     orgNumber: null,
     fiscalYears: [],
     accounts: [],
+    dimensions: [],
+    objects: [],
     balances: [],
     verifications: [],
     lineOf: {},
+    checksum: null,
   };
+  const checksum = new SieChecksum();
   const accountsByNumber = new Map<string, SieDocument['accounts'][number]>();
   const problem = (line: number, message: string): void => {
     issues.push({ line, message });
@@ -237,6 +277,11 @@ export function parseSie(source: string): { document: SieDocument; issues: SieIs
   };
 
   for (const record of readSieRecords(source, issues)) {
+    if (record.label === 'KSUMMA' && !state.open) {
+      readChecksum(record);
+      continue;
+    }
+    checksum.add(record);
     if (state.expectBlock && record.label !== '{') {
       problem(state.expectBlock.line, `#VER ${state.expectBlock.series} ${state.expectBlock.number} must be followed by a line with "{".`);
       state.expectBlock = null;
@@ -292,8 +337,34 @@ export function parseSie(source: string): { document: SieDocument; issues: SieIs
   }
   if (state.expectBlock) problem(state.expectBlock.line, `#VER ${state.expectBlock.series} ${state.expectBlock.number} must be followed by a line with "{".`);
   if (state.open) problem(state.open.line, `#VER ${state.open.series} ${state.open.number} is not closed with "}".`);
+  if (checksum.openedOn !== null && document.checksum === null) {
+    problem(checksum.openedOn, '#KSUMMA opens a checksum, but no #KSUMMA with the checksum ends the file.');
+  }
   issues.sort((a, b) => a.line - b.line);
   return { document, issues };
+
+  /** SIE 4B §7: an empty #KSUMMA starts the checksum; the last record, #KSUMMA with the CRC-32, ends it. */
+  function readChecksum(record: SieRecord): void {
+    const stated = text(record.fields[0]);
+    if (stated === null || stated === '') {
+      if (checksum.openedOn !== null) problem(record.line, '#KSUMMA without a value may appear once, at the start of the file.');
+      else checksum.open(record.line);
+      return;
+    }
+    if (checksum.openedOn === null) {
+      problem(record.line, '#KSUMMA with a checksum needs an empty #KSUMMA before the records it covers.');
+      return;
+    }
+    if (!/^\d{1,10}$/.test(stated) || Number(stated) > 0xffffffff) {
+      problem(record.line, `#KSUMMA: the checksum must be an unsigned 32-bit integer, found "${stated}".`);
+      return;
+    }
+    const computed = checksum.value();
+    document.checksum = { line: record.line, stated: Number(stated), computed };
+    if (computed !== Number(stated)) {
+      problem(record.line, `#KSUMMA ${stated} does not match the records before it (their CRC-32 is ${computed}): the file was changed after it was written.`);
+    }
+  }
 
   function readTopLevel(record: SieRecord): void {
     document.lineOf[record.label] ??= record.line;
@@ -317,7 +388,8 @@ export function parseSie(source: string): { document: SieDocument; issues: SieIs
         document.companyName = required(record, 0, 'the company name');
         break;
       case 'ORGNR':
-        document.orgNumber = required(record, 0, 'the organisation number');
+        // Optional (SIE 4B §8); programs without the number write the record empty.
+        document.orgNumber = text(record.fields[0]) || null;
         break;
       case 'RAR': {
         const yearIndex = integer(record, 0, 'the year index');
@@ -346,6 +418,20 @@ export function parseSie(source: string): { document: SieDocument; issues: SieIs
         else account.type = type;
         break;
       }
+      case 'DIM':
+      case 'UNDERDIM': {
+        const number = integer(record, 0, 'the dimension number');
+        const name = text(record.fields[1]) ?? '';
+        const parent = record.label === 'UNDERDIM' ? integer(record, 2, 'the super-dimension') : null;
+        if (number !== null && (record.label === 'DIM' || parent !== null)) document.dimensions.push({ line: record.line, number, name, parent });
+        break;
+      }
+      case 'OBJEKT': {
+        const dimension = integer(record, 0, 'the dimension number');
+        const code = required(record, 1, 'the object code');
+        if (dimension !== null && code !== null) document.objects.push({ line: record.line, dimension, code, name: text(record.fields[2]) ?? '' });
+        break;
+      }
       case 'IB':
       case 'UB':
       case 'RES': {
@@ -370,9 +456,9 @@ export function parseSie(source: string): { document: SieDocument; issues: SieIs
           registeredOn: date(record, 4, 'the registration date', true),
           transactions: [],
         };
-        // The number may be left empty in a file meant for import: the importing program numbers it (SIE 4B).
-        if (verificationDate === null || series === '') broken.add(state.expectBlock);
-        if (series === '') problem(record.line, '#VER: the series is required.');
+        // Series and number are free text and may be empty (SIE 4B §8 #VER): a program without
+        // series writes "", and a file meant for import may leave the numbering to the importer.
+        if (verificationDate === null) broken.add(state.expectBlock);
         break;
       }
       default:

@@ -10,7 +10,7 @@ export const createAccount = defineOperation({
   method: 'POST',
   path: '/companies/{companyId}/accounts',
   summary: 'Add an account',
-  description: 'Adds a BAS account (number 1000-8999; the type follows the class).',
+  description: 'Adds a BAS account (4-6 digits; the type follows the class).',
   emits: ['account.created'],
   auth: { scope: 'companies:write' },
   risk: 'L1',

@@ -110,14 +110,24 @@ describe.each(DB_TARGETS)('the ledger through HTTP (%s)', (target) => {
       expect((await b.send('GET', '/accounts?active=maybe')).status).toBe(400);
     });
 
-    it('creates an account (account.created), refuses a duplicate number and a non-BAS number', async () => {
+    it('creates an account (account.created), class 9 and sub-accounts too; refuses a duplicate number and a non-BAS number', async () => {
       const created = await b.send('POST', '/accounts', { number: '1940', name: 'Sparkonto' });
       expect(created.status, created.text).toBe(201);
       expect(created.body.data).toMatchObject({ number: '1940', type: 'asset', active: true, vat_code: null });
       const duplicate = await b.send('POST', '/accounts', { number: '1940', name: 'Again' });
       expect(duplicate.status).toBe(409);
       expect(duplicate.body.error.code).toBe('ACCOUNT_EXISTS');
-      for (const number of ['0999', '9000', '193', 'abcd']) {
+      // Class 9 and sub-accounts of 5-6 digits are accounts (SIE files from real programs use them; docs/sie.md).
+      for (const [number, type] of [
+        ['9000', 'internal'],
+        ['19301', 'asset'],
+        ['301101', 'revenue'],
+      ]) {
+        const made = await b.send('POST', '/accounts', { number, name: `Konto ${number}` });
+        expect(made.status, made.text).toBe(201);
+        expect(made.body.data).toMatchObject({ number, type });
+      }
+      for (const number of ['0999', '193', '1930123', 'abcd']) {
         const bad = await b.send('POST', '/accounts', { number, name: 'Bad' });
         expect(bad.status, number).toBe(400);
         expect(bad.body.error.details[0].path).toBe('body.number');
