@@ -34,4 +34,8 @@ describe('registry load-time checks', () => {
   it('refuses a public operation that writes', () => {
     expect(load({ auth: { public: true } })).toThrow(/a public operation must not write/);
   });
+
+  it('refuses an event listed twice in emits', () => {
+    expect(load({ emits: ['period.locked', 'period.locked'], sideEffects: ['update', 'emits_event'] })).toThrow(/emits lists an event twice/);
+  });
 });
