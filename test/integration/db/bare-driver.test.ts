@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRows, withTransaction, type OperationContext } from '../../../domain/context.ts';
-import { DB_TARGETS, POSTGRES_AVAILABLE, createTestServices, type TestServices } from '../../helpers/db.ts';
+import { POSTGRES_AVAILABLE, createTestServices, type TestServices } from '../../helpers/db.ts';
+import { engineSuite } from '../../helpers/engine-suite.ts';
 import { makeCompany, systemContext } from '../../helpers/factories.ts';
 
 /**
@@ -8,15 +9,14 @@ import { makeCompany, systemContext } from '../../helpers/factories.ts';
  * the pool, inside one on the transaction's own connection, as api_anon on public routes — and
  * its rows parse the same everywhere, so a statement needs one text (domain/db/transaction-link.ts).
  */
-describe.each(DB_TARGETS)('the bare driver inside and outside transactions (%s)', (target) => {
-  let t: TestServices;
+/** Every statement the suite's services send (reset before each measurement). */
+const log: string[] = [];
+
+engineSuite('the bare driver inside and outside transactions', { onStatement: (sql) => log.push(sql) }, (t) => {
   let ctx: OperationContext;
-  const log: string[] = [];
   beforeAll(async () => {
-    t = await createTestServices(target, { onStatement: (sql) => log.push(sql) });
     ctx = systemContext(t.services);
   });
-  afterAll(async () => t?.close());
 
   /** One row of every type whose parsing the two engines' drivers would otherwise disagree on. */
   const TYPES = `SELECT 9007199254740993::int8 AS big, DATE '2026-02-28' AS day, 12.50::numeric AS amount,

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
+import { createTestServices, type TestServices } from '../../helpers/db.ts';
+import { engineSuite } from '../../helpers/engine-suite.ts';
 import { makeTenant } from '../../helpers/factories.ts';
 import { migratePglite, migratePostgres, readMigrations } from '../../../domain/db/migrate.ts';
 import { sha256Hex } from '../../../domain/kernel/crypto.ts';
@@ -16,14 +17,10 @@ async function anonError(t: TestServices, sql: string): Promise<string | null> {
   }
 }
 
-describe.each(DB_TARGETS)('least-privilege identity and migrations (%s)', (target) => {
-  let t: TestServices;
-
+engineSuite('least-privilege identity and migrations', {}, (t) => {
   beforeAll(async () => {
-    t = await createTestServices(target);
     await makeTenant(t.services.database.prisma);
   });
-  afterAll(async () => t?.close());
 
   it.each(['api_keys', 'users', 'companies', 'memberships', 'idempotency_records', 'audit_log', 'rate_limit_counters'])(
     'denies api_anon reading %s with SQLSTATE 42501',

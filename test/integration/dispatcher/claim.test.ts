@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_TARGETS, POSTGRES_AVAILABLE, createTestServices, type TestServices } from '../../helpers/db.ts';
+import { POSTGRES_AVAILABLE, createTestServices, type TestServices } from '../../helpers/db.ts';
+import { engineSuite } from '../../helpers/engine-suite.ts';
 import { makeTenant, makeWebhook } from '../../helpers/factories.ts';
 import { claimDeliveries } from '../../../domain/webhooks/claim.ts';
 import { sqlState } from '../../../domain/db/errors.ts';
@@ -19,13 +20,7 @@ async function seedPending(t: TestServices, count: number): Promise<string> {
   return hook!.id;
 }
 
-describe.each(DB_TARGETS)('claim_webhook_deliveries (%s)', (target) => {
-  let t: TestServices;
-  beforeAll(async () => {
-    t = await createTestServices(target);
-  });
-  afterAll(async () => t?.close());
-
+engineSuite('claim_webhook_deliveries', {}, (t) => {
   it.each([0, -1, 1001, 5000])('rejects batch %i (outside 1..1000)', async (batch) => {
     const error = await claimDeliveries(t.services.database.prisma, batch, new Date()).catch((e: unknown) => e);
     expect(sqlState(error)).toBe('22023');

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_TARGETS, POSTGRES_AVAILABLE, createTestServices, type TestServices } from '../../helpers/db.ts';
+import { POSTGRES_AVAILABLE, createTestServices, type TestServices } from '../../helpers/db.ts';
+import { engineSuite } from '../../helpers/engine-suite.ts';
 import { makeCompany, makeWebhook } from '../../helpers/factories.ts';
 import { explainClaim } from '../../helpers/claim-plan.ts';
 import { claimDeliveries, CRON_BATCH_SIZE } from '../../../domain/webhooks/claim.ts';
@@ -25,12 +26,7 @@ async function tenantQueue(t: TestServices, name: string) {
 
 const countBy = (rows: { delivery_company_id: string }[], companyId: string) => rows.filter((r) => r.delivery_company_id === companyId).length;
 
-describe.each(DB_TARGETS)('fair claim across companies (%s)', (target) => {
-  let t: TestServices;
-  beforeAll(async () => {
-    t = await createTestServices(target);
-  });
-  afterAll(async () => t?.close());
+engineSuite('fair claim across companies', {}, (t) => {
   const db = () => t.services.database.prisma;
   const reset = () => db().$executeRawUnsafe(`UPDATE webhook_deliveries SET status = 'delivered' WHERE status IN ('pending', 'failed', 'in_flight')`);
 

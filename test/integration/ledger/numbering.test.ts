@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { DB_TARGETS, POSTGRES_AVAILABLE, createTestServices, type TestServices } from '../../helpers/db.ts';
+import { POSTGRES_AVAILABLE, createTestServices, type TestServices } from '../../helpers/db.ts';
+import { engineSuite } from '../../helpers/engine-suite.ts';
 import { makeTenant, type Tenant } from '../../helpers/factories.ts';
 import { OFFICE_SUPPLIES, books } from '../../helpers/ledger.ts';
 import { connectInProcess } from '../../helpers/mcp-client.ts';
@@ -65,20 +66,14 @@ describe.runIf(POSTGRES_AVAILABLE)('gapless voucher numbers under concurrency (p
   });
 });
 
-describe.each(DB_TARGETS)("ledger tools over MCP give REST's data (%s)", (target) => {
-  let t: TestServices;
-  let app: ReturnType<typeof createApp>;
-  let tenant: Tenant;
+engineSuite("ledger tools over MCP give REST's data", { now: () => NOW, app: (services) => createApp(services, registry, [mountMcp]), tenant: true }, (t) => {
   let mcp: Client;
   /** The tool's own name for an argument (the naming style is the MCP surface's choice). */
   let arg: (tool: string, ...candidates: string[]) => string;
 
   beforeAll(async () => {
-    t = await createTestServices(target, { now: () => NOW });
-    app = createApp(t.services, registry, [mountMcp]);
-    tenant = await makeTenant(t.services.database.prisma);
-    await books(app, tenant.key, tenant.companyId).createYear('2026-01-01');
-    mcp = await connectInProcess(app, { key: tenant.key });
+    await books(t.app, t.tenant.key, t.tenant.companyId).createYear('2026-01-01');
+    mcp = await connectInProcess(t.app, { key: t.tenant.key });
     const { tools } = await mcp.listTools();
     arg = (tool, ...candidates) => {
       const properties = Object.keys(tools.find((x) => x.name === tool)?.inputSchema.properties ?? {});
@@ -96,22 +91,22 @@ describe.each(DB_TARGETS)("ledger tools over MCP give REST's data (%s)", (target
     const company = arg('ledger.create_journal_entry', 'company_id', 'companyId');
     const created = await mcp.callTool({
       name: 'ledger.create_journal_entry',
-      arguments: { [company]: tenant.companyId, date: '2026-03-01', description: 'Via MCP', lines: OFFICE_SUPPLIES },
+      arguments: { [company]: t.tenant.companyId, date: '2026-03-01', description: 'Via MCP', lines: OFFICE_SUPPLIES },
     });
     expect(created.isError, JSON.stringify(created.content)).toBeFalsy();
     const id = (created.structuredContent as { id: string }).id;
     const entry = arg('ledger.commit_journal_entry', 'entry_id', 'entryId');
-    const committed = await mcp.callTool({ name: 'ledger.commit_journal_entry', arguments: { [company]: tenant.companyId, [entry]: id } });
+    const committed = await mcp.callTool({ name: 'ledger.commit_journal_entry', arguments: { [company]: t.tenant.companyId, [entry]: id } });
     expect(committed.isError, JSON.stringify(committed.content)).toBeFalsy();
     expect(committed.structuredContent).toMatchObject({ voucher: 'A1', status: 'committed' });
-    const viaTool = await mcp.callTool({ name: 'ledger.get_journal_entry', arguments: { [company]: tenant.companyId, [entry]: id } });
-    const viaRest = await books(app, tenant.key, tenant.companyId).send('GET', `/journal-entries/${id}`);
+    const viaTool = await mcp.callTool({ name: 'ledger.get_journal_entry', arguments: { [company]: t.tenant.companyId, [entry]: id } });
+    const viaRest = await books(t.app, t.tenant.key, t.tenant.companyId).send('GET', `/journal-entries/${id}`);
     expect(viaTool.structuredContent).toEqual(viaRest.body.data);
 
     const unbalanced = await mcp.callTool({
       name: 'ledger.create_journal_entry',
       arguments: {
-        [company]: tenant.companyId,
+        [company]: t.tenant.companyId,
         date: '2026-03-01',
         description: 'Off',
         lines: [
@@ -121,7 +116,7 @@ describe.each(DB_TARGETS)("ledger tools over MCP give REST's data (%s)", (target
       },
     });
     const draftId = (unbalanced.structuredContent as { id: string }).id;
-    const refused = await mcp.callTool({ name: 'ledger.commit_journal_entry', arguments: { [company]: tenant.companyId, [entry]: draftId } });
+    const refused = await mcp.callTool({ name: 'ledger.commit_journal_entry', arguments: { [company]: t.tenant.companyId, [entry]: draftId } });
     expect(refused.isError).toBe(true);
     expect(JSON.stringify(refused.content)).toContain('ENTRY_UNBALANCED');
   });

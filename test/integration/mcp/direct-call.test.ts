@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
-import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
-import { makeTenant, type Tenant } from '../../helpers/factories.ts';
+import { engineSuite } from '../../helpers/engine-suite.ts';
 import { createApp } from '../../../rest/app.ts';
 import { registry } from '../../../registry/index.ts';
 import { mountMcp } from '../../../mcp/http.ts';
@@ -11,60 +10,53 @@ import { loneToolCall } from '../../../mcp/direct-call.ts';
  * A lone tools/call is answered without the SDK's Protocol (mcp/direct-call.ts); a progress token
  * sends the same call through the Server. Both must answer alike, success and failure.
  */
-describe.each(DB_TARGETS)('MCP: a lone tools/call answers as the Server would (%s)', (target) => {
-  let t: TestServices;
-  let app: ReturnType<typeof createApp>;
-  let tenant: Tenant;
+engineSuite(
+  'MCP: a lone tools/call answers as the Server would',
+  { now: () => new Date('2026-11-21T10:00:00.000Z'), app: (services) => createApp(services, registry, [mountMcp]), tenant: true },
+  (t) => {
+    const post = async (params: Record<string, unknown>, id: number | string = 7) => {
+      const response = await t.app.request('/mcp', {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${t.tenant.key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }),
+      });
+      expect(response.status).toBe(200);
+      return (await response.json()) as Record<string, any>; // a JSON-RPC response, compared whole
+    };
+    /** The same call both ways; request ids (which differ per request) are blanked. */
+    const bothWays = async (params: Record<string, unknown>) => {
+      const direct = await post(params, 'a-1');
+      const viaServer = await post({ ...params, _meta: { progressToken: 'p-1' } }, 'a-1');
+      const blank = (body: Record<string, any>) => JSON.parse(JSON.stringify(body).replace(/req_[A-Za-z0-9_-]+/g, 'req_X'));
+      return { direct: blank(direct), viaServer: blank(viaServer) };
+    };
 
-  beforeAll(async () => {
-    t = await createTestServices(target, { now: () => new Date('2026-11-21T10:00:00.000Z') });
-    app = createApp(t.services, registry, [mountMcp]);
-    tenant = await makeTenant(t.services.database.prisma);
-  });
-  afterAll(async () => t?.close());
-
-  const post = async (params: Record<string, unknown>, id: number | string = 7) => {
-    const response = await app.request('/mcp', {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${tenant.key}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }),
+    it("answers a read with the same result and the caller's own id", async () => {
+      const { direct, viaServer } = await bothWays({ name: 'companies.get', arguments: { company_id: t.tenant.companyId } });
+      expect(direct.id).toBe('a-1');
+      expect(direct.result.structuredContent.id).toBe(t.tenant.companyId);
+      expect(direct).toEqual(viaServer);
     });
-    expect(response.status).toBe(200);
-    return (await response.json()) as Record<string, any>; // a JSON-RPC response, compared whole
-  };
-  /** The same call both ways; request ids (which differ per request) are blanked. */
-  const bothWays = async (params: Record<string, unknown>) => {
-    const direct = await post(params, 'a-1');
-    const viaServer = await post({ ...params, _meta: { progressToken: 'p-1' } }, 'a-1');
-    const blank = (body: Record<string, any>) => JSON.parse(JSON.stringify(body).replace(/req_[A-Za-z0-9_-]+/g, 'req_X'));
-    return { direct: blank(direct), viaServer: blank(viaServer) };
-  };
 
-  it("answers a read with the same result and the caller's own id", async () => {
-    const { direct, viaServer } = await bothWays({ name: 'companies.get', arguments: { company_id: tenant.companyId } });
-    expect(direct.id).toBe('a-1');
-    expect(direct.result.structuredContent.id).toBe(tenant.companyId);
-    expect(direct).toEqual(viaServer);
-  });
-
-  it("answers a tool the connection does not have, bad arguments and another company's id alike", async () => {
-    for (const params of [
-      { name: 'no.such_tool', arguments: {} },
-      { name: 'companies.get', arguments: { company_id: 42 } },
-      { name: 'companies.get', arguments: { company_id: tenant.companyId, surprise: true } },
-      { name: 'companies.get', arguments: { company_id: '00000000-0000-4000-8000-000000000000' } },
-    ]) {
-      const { direct, viaServer } = await bothWays(params);
-      expect(direct, JSON.stringify(params)).toEqual(viaServer);
-      expect(direct.result?.isError ?? direct.error, JSON.stringify(params)).toBeTruthy();
-    }
-  });
-});
+    it("answers a tool the connection does not have, bad arguments and another company's id alike", async () => {
+      for (const params of [
+        { name: 'no.such_tool', arguments: {} },
+        { name: 'companies.get', arguments: { company_id: 42 } },
+        { name: 'companies.get', arguments: { company_id: t.tenant.companyId, surprise: true } },
+        { name: 'companies.get', arguments: { company_id: '00000000-0000-4000-8000-000000000000' } },
+      ]) {
+        const { direct, viaServer } = await bothWays(params);
+        expect(direct, JSON.stringify(params)).toEqual(viaServer);
+        expect(direct.result?.isError ?? direct.error, JSON.stringify(params)).toBeTruthy();
+      }
+    });
+  },
+);
 
 describe('loneToolCall', () => {
   const request = (params: unknown) => ({ jsonrpc: '2.0' as const, id: 1, method: 'tools/call', params }) as never;

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
+import { describe, expect, it } from 'vitest';
+import { engineSuite } from '../../helpers/engine-suite.ts';
 import { contributionRatesOn, employerContribution, preliminaryTax, type ContributionRate } from '../../../domain/payroll/contribution-rates.ts';
 
 /**
@@ -27,15 +27,9 @@ const YOUTH_CAP_KR = 25_000;
 const PAY = 2_000_000;
 const at = (rate: number, pay = PAY) => (pay * rate) / 10_000;
 
-describe.each(DB_TARGETS)('employer contribution rates as dated rows (%s)', (target) => {
-  let t: TestServices;
+engineSuite('employer contribution rates as dated rows', {}, (t) => {
   const ratesOn = (date: string): Promise<ContributionRate[]> => contributionRatesOn(t.services.database.prisma, date);
   const contribution = async (birthYear: number, payDate: string, pay = PAY) => employerContribution(pay, birthYear, payDate, await ratesOn(payDate));
-
-  beforeAll(async () => {
-    t = await createTestServices(target);
-  });
-  afterAll(async () => t?.close());
 
   it('the law gives 31,42 % standard, 10,21 % pension only and 20,81 % for the young in 2026', () => {
     expect(STANDARD).toBe(3142);

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
-import { makeTenant, type Tenant } from '../../helpers/factories.ts';
+import { expect, it } from 'vitest';
+import { engineSuite } from '../../helpers/engine-suite.ts';
 import { books, OFFICE_SUPPLIES } from '../../helpers/ledger.ts';
 import { actingContext, sqlSums } from '../../helpers/reports.ts';
 import { buildApp } from '../../../cli/build-app.ts';
@@ -24,16 +23,7 @@ async function readyOrParked(sink: ByteSink, parked: () => void): Promise<void> 
   await ready;
 }
 
-describe.each(DB_TARGETS)('streamed reports: backpressure, cancellation, one snapshot (%s)', (target) => {
-  let t: TestServices;
-  let tenant: Tenant;
-
-  beforeAll(async () => {
-    t = await createTestServices(target);
-    tenant = await makeTenant(t.services.database.prisma);
-  });
-  afterAll(async () => t?.close());
-
+engineSuite('streamed reports: backpressure, cancellation, one snapshot', { tenant: true }, (t, target) => {
   it('the producer waits for the reader: at most the high-water mark is buffered, then everything arrives', async () => {
     let written = 0;
     let parkedAt = -1;
@@ -95,10 +85,10 @@ describe.each(DB_TARGETS)('streamed reports: backpressure, cancellation, one sna
 
   it.skipIf(target !== 'postgres')('the whole export reads one snapshot: an entry committed meanwhile is not in it', async () => {
     const app = buildApp(t.services);
-    const b = books(app, tenant.key, tenant.companyId);
+    const b = books(app, t.tenant.key, t.tenant.companyId);
     await b.createYear('2026-01-01');
     await b.book('2026-05-01', OFFICE_SUPPLIES);
-    const count = async (db: Parameters<typeof sqlSums>[0]) => (await sqlSums(db, tenant.companyId, { to: '2026-12-31' })).lines;
+    const count = async (db: Parameters<typeof sqlSums>[0]) => (await sqlSums(db, t.tenant.companyId, { to: '2026-12-31' })).lines;
     let release!: () => void;
     const go = new Promise<void>((resolve) => (release = resolve));
     let before = -1n;

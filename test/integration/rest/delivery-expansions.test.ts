@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
-import { makeKey, makeTenant, type Tenant } from '../../helpers/factories.ts';
+import { beforeAll, expect, it } from 'vitest';
+import { engineSuite } from '../../helpers/engine-suite.ts';
+import { makeKey } from '../../helpers/factories.ts';
 import { call } from '../../helpers/http.ts';
 import { connectInProcess } from '../../helpers/mcp-client.ts';
 import { dereference } from '../../helpers/discovery.ts';
@@ -17,42 +17,35 @@ import { EventEnvelope } from '../../../domain/events/types.ts';
  * company its envelope names.
  */
 
-describe.each(DB_TARGETS)('delivery expansions and delivery records (%s)', (target) => {
-  let t: TestServices;
-  let app: ReturnType<typeof buildApp>;
-  let tenant: Tenant;
+engineSuite('delivery expansions and delivery records', { app: (services) => buildApp(services), tenant: true }, (t) => {
   let hook: { id: string };
   let eventDeliveryId: string;
   let testDeliveryId: string;
-  const deliveries = () => `/api/v1/companies/${tenant.companyId}/webhooks/${hook.id}/deliveries`;
+  const deliveries = () => `/api/v1/companies/${t.tenant.companyId}/webhooks/${hook.id}/deliveries`;
 
   beforeAll(async () => {
-    t = await createTestServices(target);
-    app = buildApp(t.services);
-    tenant = await makeTenant(t.services.database.prisma);
-    const created = await call(app, 'POST', `/api/v1/companies/${tenant.companyId}/webhooks`, {
-      key: tenant.key,
+    const created = await call(t.app, 'POST', `/api/v1/companies/${t.tenant.companyId}/webhooks`, {
+      key: t.tenant.key,
       headers: { 'idempotency-key': randomUUID() },
       body: { event_type: 'company.updated', webhook_url: 'https://hooks.example.com/company', name: 'Company mirror' },
     });
     expect(created.status, created.text).toBe(201);
     hook = created.body.data;
     // A real event (the company changes) and a test delivery: one of each kind of delivery.
-    const patched = await call(app, 'PATCH', `/api/v1/companies/${tenant.companyId}`, { key: tenant.key, body: { name: 'Renamed AB' } });
+    const patched = await call(t.app, 'PATCH', `/api/v1/companies/${t.tenant.companyId}`, { key: t.tenant.key, body: { name: 'Renamed AB' } });
     expect(patched.status).toBe(200);
-    const tested = await call(app, 'POST', `/api/v1/companies/${tenant.companyId}/webhooks/${hook.id}/test`, { key: tenant.key });
+    const tested = await call(t.app, 'POST', `/api/v1/companies/${t.tenant.companyId}/webhooks/${hook.id}/test`, { key: t.tenant.key });
     expect(tested.status, tested.text).toBe(202);
     testDeliveryId = tested.body.data.id;
-    const listed = await call(app, 'GET', deliveries(), { key: tenant.key });
+    const listed = await call(t.app, 'GET', deliveries(), { key: t.tenant.key });
     eventDeliveryId = listed.body.data.deliveries.find((d: { test: boolean }) => !d.test).id;
   });
-  afterAll(async () => t?.close());
 
   it("shows every delivery's event_id: the stored event, or the test delivery's own (the id its receiver sees)", async () => {
-    const listed = await call(app, 'GET', deliveries(), { key: tenant.key });
+    const listed = await call(t.app, 'GET', deliveries(), { key: t.tenant.key });
     const byId = new Map(listed.body.data.deliveries.map((d: { id: string }) => [d.id, d]));
     const db = t.services.database.prisma;
-    const event = await db.event.findFirstOrThrow({ where: { companyId: tenant.companyId, type: 'company.updated' } });
+    const event = await db.event.findFirstOrThrow({ where: { companyId: t.tenant.companyId, type: 'company.updated' } });
     expect(byId.get(eventDeliveryId)).toMatchObject({ event_id: event.id, test: false });
     const testRow = await db.webhookDelivery.findUniqueOrThrow({ where: { id: testDeliveryId } });
     const testPayload = testRow.payload as { id: string };
@@ -62,45 +55,45 @@ describe.each(DB_TARGETS)('delivery expansions and delivery records (%s)', (targ
   it("makes a test delivery's object belong to the company its envelope names", async () => {
     const db = t.services.database.prisma;
     const own = EventEnvelope.parse((await db.webhookDelivery.findUniqueOrThrow({ where: { id: testDeliveryId } })).payload);
-    expect(own.company_id).toBe(tenant.companyId);
+    expect(own.company_id).toBe(t.tenant.companyId);
     // company.* objects are the company itself: the real one, not the catalogue's example.
-    expect(own.data.object).toMatchObject({ id: tenant.companyId, name: 'Renamed AB', livemode: false });
+    expect(own.data.object).toMatchObject({ id: t.tenant.companyId, name: 'Renamed AB', livemode: false });
 
-    const ledger = await call(app, 'POST', `/api/v1/companies/${tenant.companyId}/webhooks`, {
-      key: tenant.key,
+    const ledger = await call(t.app, 'POST', `/api/v1/companies/${t.tenant.companyId}/webhooks`, {
+      key: t.tenant.key,
       headers: { 'idempotency-key': randomUUID() },
       body: { event_type: 'journal_entry.committed', webhook_url: 'https://hooks.example.com/ledger', name: 'Ledger' },
     });
-    const tested = await call(app, 'POST', `/api/v1/companies/${tenant.companyId}/webhooks/${ledger.body.data.id}/test`, { key: tenant.key });
+    const tested = await call(t.app, 'POST', `/api/v1/companies/${t.tenant.companyId}/webhooks/${ledger.body.data.id}/test`, { key: t.tenant.key });
     const owned = EventEnvelope.parse((await db.webhookDelivery.findUniqueOrThrow({ where: { id: tested.body.data.id } })).payload);
-    expect(owned.company_id).toBe(tenant.companyId);
-    expect((owned.data.object as { company_id: string }).company_id).toBe(tenant.companyId);
+    expect(owned.company_id).toBe(t.tenant.companyId);
+    expect((owned.data.object as { company_id: string }).company_id).toBe(t.tenant.companyId);
   });
 
   it('expands webhook, event and attempts, naming what is left out in meta.partial_expansions', async () => {
-    const response = await call(app, 'GET', `${deliveries()}?expand=attempts,webhook,event`, { key: tenant.key });
+    const response = await call(t.app, 'GET', `${deliveries()}?expand=attempts,webhook,event`, { key: t.tenant.key });
     expect(response.status).toBe(200);
-    const webhook = (await call(app, 'GET', `/api/v1/companies/${tenant.companyId}/webhooks/${hook.id}`, { key: tenant.key })).body.data;
+    const webhook = (await call(t.app, 'GET', `/api/v1/companies/${t.tenant.companyId}/webhooks/${hook.id}`, { key: t.tenant.key })).body.data;
     const byId = new Map<string, any>(response.body.data.deliveries.map((d: { id: string }) => [d.id, d]));
     for (const delivery of byId.values()) {
       expect(delivery.webhook).toEqual(webhook);
       expect(delivery.attempt_history).toEqual([]);
     }
     const expandedEvent = byId.get(eventDeliveryId).event;
-    expect(expandedEvent).toMatchObject({ id: byId.get(eventDeliveryId).event_id, type: 'company.updated', company_id: tenant.companyId });
-    expect(expandedEvent.data.object).toMatchObject({ id: tenant.companyId, name: 'Renamed AB' });
+    expect(expandedEvent).toMatchObject({ id: byId.get(eventDeliveryId).event_id, type: 'company.updated', company_id: t.tenant.companyId });
+    expect(expandedEvent.data.object).toMatchObject({ id: t.tenant.companyId, name: 'Renamed AB' });
     // A test delivery's event is synthetic and never stored: its target is not there.
     expect(byId.get(testDeliveryId)).not.toHaveProperty('event');
     expect(response.body.meta.partial_expansions).toEqual([{ expansion: 'event', reason: 'not_found', ids: [testDeliveryId] }]);
 
-    const plain = await call(app, 'GET', deliveries(), { key: tenant.key });
+    const plain = await call(t.app, 'GET', deliveries(), { key: t.tenant.key });
     expect(plain.body.meta).not.toHaveProperty('partial_expansions');
     for (const delivery of plain.body.data.deliveries) for (const field of ['webhook', 'event', 'attempt_history']) expect(delivery).not.toHaveProperty(field);
   });
 
   it('leaves out an expansion the key lacks the scope for, and still answers 200', async () => {
-    const narrow = await makeKey(t.services.database.prisma, tenant.userId, { scopes: SCOPES.filter((scope) => scope !== 'events:read') });
-    const response = await call(app, 'GET', `${deliveries()}?expand=event,webhook`, { key: narrow.key });
+    const narrow = await makeKey(t.services.database.prisma, t.tenant.userId, { scopes: SCOPES.filter((scope) => scope !== 'events:read') });
+    const response = await call(t.app, 'GET', `${deliveries()}?expand=event,webhook`, { key: narrow.key });
     expect(response.status).toBe(200);
     const ids = response.body.data.deliveries.map((d: { id: string }) => d.id);
     expect(response.body.meta.partial_expansions).toEqual([{ expansion: 'event', reason: 'insufficient_scope', required_scope: 'events:read', ids }]);
@@ -111,14 +104,14 @@ describe.each(DB_TARGETS)('delivery expansions and delivery records (%s)', (targ
   });
 
   it('refuses an unknown expansion, naming the valid ones', async () => {
-    const unknown = await call(app, 'GET', `${deliveries()}?expand=webhook,secrets`, { key: tenant.key });
+    const unknown = await call(t.app, 'GET', `${deliveries()}?expand=webhook,secrets`, { key: t.tenant.key });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.code).toBe('VALIDATION_ERROR');
     expect(unknown.body.error.valid_alternatives).toEqual(['webhook', 'event', 'attempts']);
   });
 
   it('documents expand as a query parameter and a tool argument, and partial_expansions in meta', async () => {
-    const document: any = await dereference((await call(app, 'GET', '/api/v1/openapi.json')).body);
+    const document: any = await dereference((await call(t.app, 'GET', '/api/v1/openapi.json')).body);
     const operation = document.paths['/companies/{companyId}/webhooks/{id}/deliveries'].get;
     const expand = operation.parameters.find((p: { name: string }) => p.name === 'expand');
     expect(expand).toMatchObject({ in: 'query', required: false });
@@ -129,7 +122,7 @@ describe.each(DB_TARGETS)('delivery expansions and delivery records (%s)', (targ
     expect(item.required).not.toContain('webhook');
     expect(Object.keys(item.properties)).toEqual(expect.arrayContaining(['webhook', 'event', 'attempt_history']));
 
-    const client = await connectInProcess(app, { key: tenant.key });
+    const client = await connectInProcess(t.app, { key: t.tenant.key });
     const { tools } = await client.listTools();
     const tool = tools.find((candidate) => candidate.title === operation.summary);
     expect((tool?.inputSchema.properties as Record<string, { description?: string }> | undefined)?.expand?.description).toContain('partial_expansions');

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
-import { makeTenant, type Tenant } from '../../helpers/factories.ts';
+import { expect, it } from 'vitest';
+import { engineSuite } from '../../helpers/engine-suite.ts';
 import { call } from '../../helpers/http.ts';
 import { buildApp } from '../../../cli/build-app.ts';
 import { ERROR_CODES, type ErrorCode } from '../../../domain/kernel/errors.ts';
@@ -16,27 +15,19 @@ import { ERROR_CATALOG } from '../../../registry/error-catalog.ts';
 const BASE = 'https://api.example.test'; // the tests' PUBLIC_BASE_URL (test/helpers/db.ts)
 const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-describe.each(DB_TARGETS)('error guidance (%s)', (target) => {
-  let t: TestServices;
-  let app: ReturnType<typeof buildApp>;
-  let tenant: Tenant;
-
-  beforeAll(async () => {
-    t = await createTestServices(target);
-    app = buildApp(t.services);
-    tenant = await makeTenant(t.services.database.prisma);
-  });
-  afterAll(async () => t?.close());
-
+engineSuite('error guidance', { app: (services) => buildApp(services), tenant: true }, (t, target) => {
   it('points every docs_url at a section of /docs/errors that this server serves, with the cause and the fix', async () => {
-    const webhooks = `/api/v1/companies/${tenant.companyId}/webhooks`;
+    const webhooks = `/api/v1/companies/${t.tenant.companyId}/webhooks`;
     const failures = [
-      await call(app, 'GET', '/api/v1/companies'),
-      await call(app, 'GET', `/api/v1/companies/${randomUUID()}/webhooks`, { key: tenant.key }),
-      await call(app, 'PATCH', `/api/v1/companies/${tenant.companyId}`, { key: tenant.key, body: {} }),
-      await call(app, 'POST', webhooks, { key: tenant.key, body: { event_type: 'company.updated', webhook_url: 'https://hooks.example.com/x', name: 'n' } }),
-      await call(app, 'GET', '/api/v1/nothing-here', { key: tenant.key }),
-      await call(app, 'DELETE', '/api/v1/health'),
+      await call(t.app, 'GET', '/api/v1/companies'),
+      await call(t.app, 'GET', `/api/v1/companies/${randomUUID()}/webhooks`, { key: t.tenant.key }),
+      await call(t.app, 'PATCH', `/api/v1/companies/${t.tenant.companyId}`, { key: t.tenant.key, body: {} }),
+      await call(t.app, 'POST', webhooks, {
+        key: t.tenant.key,
+        body: { event_type: 'company.updated', webhook_url: 'https://hooks.example.com/x', name: 'n' },
+      }),
+      await call(t.app, 'GET', '/api/v1/nothing-here', { key: t.tenant.key }),
+      await call(t.app, 'DELETE', '/api/v1/health'),
     ];
     expect(failures.map((f) => f.body.error.code)).toEqual([
       'UNAUTHENTICATED',
@@ -47,7 +38,7 @@ describe.each(DB_TARGETS)('error guidance (%s)', (target) => {
       'METHOD_NOT_ALLOWED',
     ]);
 
-    const page = await call(app, 'GET', '/docs/errors');
+    const page = await call(t.app, 'GET', '/docs/errors');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(page.headers.get('content-security-policy')).toMatch(/^default-src 'none'/);
@@ -55,9 +46,9 @@ describe.each(DB_TARGETS)('error guidance (%s)', (target) => {
     for (const failure of failures) {
       const { code, docs_url: docsUrl } = failure.body.error as { code: ErrorCode; docs_url: string };
       expect(docsUrl).toBe(`${BASE}/docs/errors#${code}`);
-      // The URL's path is served by this very app; its fragment is a section of that page.
+      // The URL's path is served by this very t.app; its fragment is a section of that page.
       const url = new URL(docsUrl);
-      const served = await call(app, 'GET', url.pathname);
+      const served = await call(t.app, 'GET', url.pathname);
       expect(served.status).toBe(200);
       expect(served.text).toContain(`<section id="${url.hash.slice(1)}">`);
     }
@@ -75,7 +66,7 @@ describe.each(DB_TARGETS)('error guidance (%s)', (target) => {
   });
 
   it('answers an unknown route with a hint about routes and the nearest documented ones', async () => {
-    const typo = await call(app, 'GET', '/api/v1/compnies', { key: tenant.key });
+    const typo = await call(t.app, 'GET', '/api/v1/compnies', { key: t.tenant.key });
     expect(typo.status).toBe(404);
     expect(typo.body.error.code).toBe('ROUTE_NOT_FOUND');
     expect(typo.body.error.message).toBe('No route GET /api/v1/compnies. The routes are listed in /api/v1/openapi.json.');
@@ -83,26 +74,26 @@ describe.each(DB_TARGETS)('error guidance (%s)', (target) => {
     expect(typo.body.error.recovery_hint).not.toMatch(/\bids?\b/);
     expect(typo.body.error.valid_alternatives[0]).toBe('GET /api/v1/companies');
 
-    const deeper = await call(app, 'GET', `/api/v1/companies/${tenant.companyId}/webhookz`, { key: tenant.key });
+    const deeper = await call(t.app, 'GET', `/api/v1/companies/${t.tenant.companyId}/webhookz`, { key: t.tenant.key });
     expect(deeper.body.error.code).toBe('ROUTE_NOT_FOUND');
     // The likeliest typo first: webhookz is one edit from webhooks.
     expect(deeper.body.error.valid_alternatives[0]).toMatch(/^(GET|POST) \/api\/v1\/companies\/\{companyId\}\/webhooks$/);
     expect(deeper.body.error.valid_alternatives.length).toBeLessThanOrEqual(5);
 
     // An unknown id on a real route is still NOT_FOUND, whose hint is about ids.
-    const unknownId = await call(app, 'GET', `/api/v1/companies/${tenant.companyId}/webhooks/${randomUUID()}`, { key: tenant.key });
+    const unknownId = await call(t.app, 'GET', `/api/v1/companies/${t.tenant.companyId}/webhooks/${randomUUID()}`, { key: t.tenant.key });
     expect(unknownId.body.error.code).toBe('NOT_FOUND');
     expect(unknownId.body.error.recovery_hint).toMatch(/id/);
 
-    const page = await call(app, 'GET', '/docs/reference/nope.md');
+    const page = await call(t.app, 'GET', '/docs/reference/nope.md');
     expect(page.body.error.code).toBe('ROUTE_NOT_FOUND');
     expect(page.body.error.valid_alternatives).toContain('/docs/reference/errors.md');
   });
 
   it('names the rule that refused a webhook URL, and on a development server the setting for local receivers', async () => {
     const create = (webhookUrl: string) =>
-      call(app, 'POST', `/api/v1/companies/${tenant.companyId}/webhooks`, {
-        key: tenant.key,
+      call(t.app, 'POST', `/api/v1/companies/${t.tenant.companyId}/webhooks`, {
+        key: t.tenant.key,
         headers: { 'idempotency-key': randomUUID() },
         body: { event_type: 'company.updated', webhook_url: webhookUrl, name: 'Local receiver' },
       });

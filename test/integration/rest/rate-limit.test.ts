@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_TARGETS, POSTGRES_AVAILABLE, createTestServices, type TestServices } from '../../helpers/db.ts';
+import { POSTGRES_AVAILABLE, createTestServices, type TestServices } from '../../helpers/db.ts';
+import { engineSuite } from '../../helpers/engine-suite.ts';
 import { makeKey, makeTenant } from '../../helpers/factories.ts';
 import { call } from '../../helpers/http.ts';
 import { createApp } from '../../../rest/app.ts';
@@ -12,20 +13,11 @@ const LIMIT = 7;
 let clock = new Date('2026-11-21T10:00:05.000Z');
 const now = () => clock;
 
-describe.each(DB_TARGETS)('rate limit (%s)', (target) => {
-  let t: TestServices;
-  let app: ReturnType<typeof createApp>;
-
-  beforeAll(async () => {
-    t = await createTestServices(target, { now });
-    app = createApp(t.services, registry);
-  });
-  afterAll(async () => t?.close());
-
+engineSuite('rate limit', { now, app: (services) => createApp(services, registry) }, (t) => {
   it(`allows exactly ${LIMIT} requests per key per window, then 429 with Retry-After: 60`, async () => {
     const tenant = await makeTenant(t.services.database.prisma);
     const key = await makeKey(t.services.database.prisma, tenant.userId, { rateLimitPerMinute: LIMIT });
-    const responses = await Promise.all(Array.from({ length: LIMIT + 5 }, () => call(app, 'GET', '/api/v1/companies', { key: key.key })));
+    const responses = await Promise.all(Array.from({ length: LIMIT + 5 }, () => call(t.app, 'GET', '/api/v1/companies', { key: key.key })));
     expect(responses.filter((r) => r.status === 200)).toHaveLength(LIMIT);
     const limited = responses.filter((r) => r.status === 429);
     expect(limited).toHaveLength(5);
@@ -35,11 +27,11 @@ describe.each(DB_TARGETS)('rate limit (%s)', (target) => {
       expect(response.body.error.code).toBe('RATE_LIMITED');
     }
     // Another key of the same user has its own window.
-    const sibling = await call(app, 'GET', '/api/v1/companies', { key: tenant.key });
+    const sibling = await call(t.app, 'GET', '/api/v1/companies', { key: tenant.key });
     expect(sibling.status).toBe(200);
     // The next window starts fresh.
     clock = new Date(clock.getTime() + 60_000);
-    expect((await call(app, 'GET', '/api/v1/companies', { key: key.key })).status).toBe(200);
+    expect((await call(t.app, 'GET', '/api/v1/companies', { key: key.key })).status).toBe(200);
   });
 });
 
