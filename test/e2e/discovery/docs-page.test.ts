@@ -84,9 +84,9 @@ describe.skipIf(!HAS_CHROMIUM)('/docs in headless Chromium', () => {
     expect(response?.headers()['content-type']).toMatch(/^text\/html/);
     for (const name of ['Interactive API reference', 'OpenAPI 3.1 document', /^llms\.txt/])
       await expect(page.getByRole('link', { name }).isVisible()).resolves.toBe(true);
-    await page.getByRole('link', { name: 'Interactive API reference' }).click();
-    await page.getByText('List your companies').first().waitFor({ state: 'visible', timeout: 30_000 });
-    expect(page.url()).toBe(`${origin}/docs`);
+    // Rendering /docs is the test above; here, that the link leads there.
+    const [docs] = await Promise.all([page.waitForResponse(`${origin}/docs`), page.getByRole('link', { name: 'Interactive API reference' }).click()]);
+    expect(docs.status()).toBe(200);
     expect(problems).toEqual([]);
     await page.close();
   });
