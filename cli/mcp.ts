@@ -13,16 +13,22 @@ import { resolveMode, type Mode } from '../mcp/connection.ts';
 import { serveStdio, StdioAuthError } from '../mcp/stdio.ts';
 import { resolveSelection, type Selection } from '../mcp/toolsets.ts';
 import type { Group } from '../registry/define-operation.ts';
+import { MCP_OPTIONS, type McpOption } from '../registry/mcp-options.ts';
 import { configFromEnvironment, startupStep } from './load-config.ts';
 import { runningServer } from './local-server.ts';
 import { mcpContentSources } from './mcp-content.ts';
 
-const USAGE = `Usage: API_KEY=sk_… node_modules/.bin/tsx cli/mcp.ts [--mode tools|discover|dynamic] [--variant namespaced|flat] [--toolsets a,b] [--read-only] [--url http://host:port/mcp]
+// Generated from the options /mcp takes (registry/mcp-options.ts), so the two cannot drift.
+const USAGE = `Usage: API_KEY=sk_… node_modules/.bin/tsx cli/mcp.ts [options]
 Serves the MCP tools over stdio for the key in API_KEY; stdout carries only the protocol, logs go to stderr.
-  --mode tools      every operation is a tool (default)
-  --mode discover   three tools: search_operations, describe_operation, invoke_operation
-  --mode dynamic    start with a few toolsets (--toolsets, default companies); enable_toolset adds more
-  --url URL         bridge stdio to a running server's /mcp (for clients that only speak stdio)
+${Object.values(MCP_OPTIONS)
+  .map(
+    (option: McpOption) =>
+      `  ${option.flag}${option.flag === MCP_OPTIONS.readOnly.flag ? '' : ` ${option.list ? 'a,b' : option.values.join('|')}`}\n      ${option.does} (default ${option.default}; /mcp: ?${option.query}=)`,
+  )
+  .join('\n')}
+  --url URL
+      bridge stdio to a running server's /mcp (for clients that only speak stdio)
 MCP_TOOLSETS and MCP_READ_ONLY apply as on /mcp; the flags can only narrow them. On the embedded
 database, a server already running on the same DATA_DIR is used through its /mcp (bridge).`;
 

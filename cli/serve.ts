@@ -13,7 +13,7 @@ import { metricsFor, serveMetrics } from './serve-metrics.ts';
 const config = configFromEnvironment();
 const services = await startupStep(() => createServices(config, { processName: 'npm start', stdoutIsTerminal: process.stdout.isTTY === true }));
 // With METRICS_PORT unset there are none, and the request path counts nothing.
-const metrics = metricsFor(services);
+const metrics = await metricsFor(services);
 // Built before seeding, so a setting the app refuses stops start-up before any key is printed.
 const app = await startupStep(async () => buildApp(services, { metrics }));
 
