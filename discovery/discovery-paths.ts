@@ -3,6 +3,8 @@ import { API_PREFIX } from '../registry/api-prefix.ts';
 
 /** Where the discovery surface serves each document, relative to PUBLIC_BASE_URL. */
 export const DISCOVERY_PATHS = {
+  /** The base URL itself: links to everything below, as HTML or JSON. */
+  home: '/',
   openapi: `${API_PREFIX}/openapi.json`,
   capabilities: `${API_PREFIX}/capabilities`,
   llmsTxt: '/llms.txt',

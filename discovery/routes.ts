@@ -18,6 +18,8 @@ import { buildSkills, skillsIndexV1, skillsIndexV2 } from './skills.ts';
 import { renderCapabilityPage } from './capability-page.ts';
 import { CAPABILITY_DOCS_PREFIX, localCapabilities } from '../registry/capabilities.ts';
 import { once } from '../domain/kernel/once.ts';
+import { negotiate } from '../pipeline/negotiate.ts';
+import { homeHtml, homeJson } from './home-page.ts';
 
 /**
  * The discovery surface as a RouteModule: /api/v1/openapi.json, /llms.txt, security.txt, the
@@ -30,6 +32,8 @@ export interface DiscoveryOptions {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+/** What `GET /` offers; JSON first, so a missing Accept or `*\/*` (curl) gets JSON, and a browser's `text/html` the page. */
+const HOME_TYPES = ['application/json', 'text/html'] as const;
 const TEXT_TYPE = 'text/plain; charset=utf-8';
 const MARKDOWN_TYPE = 'text/markdown; charset=utf-8';
 /** Discovery files change only with a deploy; a short cache spares repeat fetches by agents. */
@@ -64,6 +68,11 @@ export function createDiscoveryRoutes(options: DiscoveryOptions = {}): RouteModu
     const notFound = (c: Context<AppEnv>, what: string, available: Iterable<string> = []): Response =>
       errorResponse(c, new DomainError('ROUTE_NOT_FOUND', { message: `No such ${what}.`, validAlternatives: [...available] }), base);
 
+    // The base URL: a person opening it in a browser gets links (HTML); a program, the same as JSON.
+    app.get(DISCOVERY_PATHS.home, publicHeaders, (c) => {
+      c.header('Vary', 'Accept');
+      return negotiate(HOME_TYPES, c.req.header('Accept')) === 'text/html' ? c.html(homeHtml(base)) : send(c, JSON.stringify(homeJson(base)), JSON_TYPE);
+    });
     app.get(DISCOVERY_PATHS.openapi, publicHeaders, (c) => send(c, openApiJson(), JSON_TYPE));
     app.get(DISCOVERY_PATHS.llmsTxt, publicHeaders, (c) => send(c, llmsTxt(), TEXT_TYPE));
     app.get(DISCOVERY_PATHS.securityTxt, publicHeaders, (c) => send(c, renderSecurityTxt(base, services.now()), TEXT_TYPE));
@@ -123,6 +132,7 @@ export function createDiscoveryRoutes(options: DiscoveryOptions = {}): RouteModu
       return errorResponse(c, new DomainError('METHOD_NOT_ALLOWED', { message: 'Use GET on this path.' }), base);
     };
     for (const path of [
+      DISCOVERY_PATHS.home,
       DISCOVERY_PATHS.openapi,
       DISCOVERY_PATHS.llmsTxt,
       DISCOVERY_PATHS.securityTxt,

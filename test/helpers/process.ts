@@ -56,11 +56,20 @@ export async function runCli(args: string[], env: Record<string, string>, stdin?
   return { code, stdout: proc.stdout(), stderr: proc.stderr() };
 }
 
-function startProcess(command: string, args: string[], env: Record<string, string>, cwd = ROOT): RunningProcess {
+/**
+ * Runs a README shell block in bash from the checkout, in a process group of its own: stop() ends
+ * the whole group (bash, npm and the server npm starts), which a signal to bash alone would not.
+ */
+export function startProcessInShell(script: string, env: Record<string, string>): RunningProcess {
+  return startProcess('bash', ['-euo', 'pipefail', '-c', script], env, ROOT, true);
+}
+
+function startProcess(command: string, args: string[], env: Record<string, string>, cwd = ROOT, group = false): RunningProcess {
   const child = spawn(command, args, {
     cwd,
     env: { HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
+    detached: group,
   });
   let out = '';
   let err = '';
@@ -94,8 +103,10 @@ function startProcess(command: string, args: string[], env: Record<string, strin
       }),
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      await once(child, 'exit');
+      const exited = once(child, 'exit');
+      if (group) process.kill(-child.pid!, 'SIGTERM');
+      else child.kill('SIGTERM');
+      await exited;
     },
   };
 }

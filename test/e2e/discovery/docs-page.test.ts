@@ -72,4 +72,22 @@ describe.skipIf(!HAS_CHROMIUM)('/docs in headless Chromium', () => {
     expect(requested).toContain(`${origin}/api/v1/openapi.json`);
     await page.close();
   });
+
+  it('opens the base URL as a page of links, and its first link leads to /docs', async () => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
+    });
+    const response = await page.goto(`${origin}/`);
+    expect(response?.status()).toBe(200);
+    expect(response?.headers()['content-type']).toMatch(/^text\/html/);
+    for (const name of ['Interactive API reference', 'OpenAPI 3.1 document', /^llms\.txt/])
+      await expect(page.getByRole('link', { name }).isVisible()).resolves.toBe(true);
+    // Rendering /docs is the test above; here, that the link leads there.
+    const [docs] = await Promise.all([page.waitForResponse(`${origin}/docs`), page.getByRole('link', { name: 'Interactive API reference' }).click()]);
+    expect(docs.status()).toBe(200);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });
