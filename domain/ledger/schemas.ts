@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LineObject, LineObjects } from './dimension-schemas.ts';
 
 /**
  * The public shapes of the books: what the API returns, what event payloads carry (DESIGN.md §14:
@@ -144,6 +145,7 @@ export const JournalLine = z.object({
   debit: Ore,
   credit: Ore,
   description: z.string().nullable(),
+  objects: z.array(LineObject).describe('Objects (cost centre, project, …) by dimension number.'),
 });
 export type JournalLine = z.infer<typeof JournalLine>;
 
@@ -185,6 +187,7 @@ export const JournalLineInput = z
     debit: Ore.optional(),
     credit: Ore.optional(),
     description: LineDescription.optional(),
+    objects: LineObjects.optional(),
   })
   .superRefine((line, issue) => {
     const debit = line.debit ?? 0;
