@@ -270,4 +270,60 @@ describe.each(DB_TARGETS)('dimensions and objects (%s)', (target) => {
       ]);
     });
   });
+  describe('reports for one object', () => {
+    // The committed lines so far (drafts never count), worked out by hand from the entries above:
+    //   03-10  6110 D 40 000 {1 Nord, 6 P1}   2641 D 10 000   1930 C 50 000 {1 Nord}
+    //   03-13  6110 D 200 {1 Syd}             1930 C 200
+    //   03-14  6110 D 500 {6 P1}              1930 C 500 {1 Nord}
+    //   03-15  the reversal of 03-14: 6110 C 500 {6 P1}, 1930 D 500 {1 Nord}
+    const YEAR = 'from=2026-01-01&to=2026-12-31';
+    const rows = (accounts: { account: string; period_debit: number; period_credit: number; closing_balance: number }[]) =>
+      accounts.map((row) => [row.account, row.period_debit, row.period_credit, row.closing_balance]);
+
+    it('the trial balance of cost centre Nord and of project P1 sums only the lines carrying them', async () => {
+      const nord = await b.send('GET', `/reports/trial-balance?${YEAR}&dimension=1&object=Nord`);
+      expect(nord.status, nord.text).toBe(200);
+      expect(rows(nord.body.data.accounts)).toEqual([
+        ['1930', 500, 50_500, -50_000],
+        ['6110', 40_000, 0, 40_000],
+      ]);
+      // One side of an entry can carry an object the other does not: such a slice need not balance.
+      expect(nord.body.data.balanced).toBe(false);
+      const project = await b.send('GET', `/reports/account-balances?${YEAR}&dimension=6&object=P1`);
+      expect(rows(project.body.data.accounts)).toEqual([['6110', 40_500, 500, 40_000]]);
+      const income = await b.send('GET', `/reports/income-statement?${YEAR}&dimension=6&object=P1`);
+      expect(income.status, income.text).toBe(200);
+      expect(JSON.stringify(income.body.data)).toContain('-40000');
+      const whole = await b.send('GET', `/reports/trial-balance?${YEAR}`);
+      expect(rows(whole.body.data.accounts).find((row) => row[0] === '6110')).toEqual(['6110', 40_700, 500, 40_200]);
+    });
+
+    it('the general ledger of cost centre Syd lists its one line with its running balance', async () => {
+      const ledger = await b.send('GET', `/reports/general-ledger?${YEAR}&dimension=1&object=Syd`);
+      expect(ledger.status, ledger.text).toBe(200);
+      expect(
+        ledger.body.data.lines.map((line: { account: string; date: string; debit: number; balance: number }) => [
+          line.account,
+          line.date,
+          line.debit,
+          line.balance,
+        ]),
+      ).toEqual([['6110', '2026-03-13', 200, 200]]);
+    });
+
+    it("refuses half a filter, an unknown dimension, an unknown object and another company's object", async () => {
+      const half = await b.send('GET', `/reports/trial-balance?${YEAR}&dimension=1`);
+      expect(half.status).toBe(400);
+      expect(half.body.error.details[0].path).toBe('query.object');
+      const dimension = await b.send('GET', `/reports/general-ledger?${YEAR}&dimension=9&object=L1`);
+      expect(dimension.status).toBe(422);
+      expect(dimension.body.error.code).toBe('DIMENSION_UNKNOWN');
+      for (const object of ['Nowhere', 'Väst']) {
+        const response = await b.send('GET', `/reports/income-statement?${YEAR}&dimension=1&object=${encodeURIComponent(object)}`);
+        expect(response.status, object).toBe(422);
+        expect(response.body.error.code).toBe('OBJECT_UNKNOWN');
+        expect(response.body.error.details[0].path).toBe('query.object');
+      }
+    });
+  });
 });
