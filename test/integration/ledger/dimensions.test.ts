@@ -4,6 +4,9 @@ import { sqlState } from '../../../domain/db/errors.ts';
 import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
 import { makeTenant, type Tenant } from '../../helpers/factories.ts';
 import { books } from '../../helpers/ledger.ts';
+import { download } from '../../helpers/reports.ts';
+import { decodeSie } from '../../../domain/sie/format.ts';
+import { parseSie, readSieRecords } from '../../../domain/sie/parse.ts';
 
 /**
  * Dimensions and objects (issue 27; SIE 4B #DIM, #UNDERDIM, #OBJEKT and the object list of
@@ -324,6 +327,46 @@ describe.each(DB_TARGETS)('dimensions and objects (%s)', (target) => {
         expect(response.body.error.code).toBe('OBJECT_UNKNOWN');
         expect(response.body.error.details[0].path).toBe('query.object');
       }
+    });
+  });
+  describe('the SIE export', () => {
+    it('writes #DIM, #UNDERDIM, #OBJEKT and the object lists of #TRANS, and our parser reads them back', async () => {
+      const year = (await b.send('GET', '/fiscal-years')).body.data.fiscal_years.find((y: { start_date: string }) => y.start_date === '2026-01-01');
+      const file = await download(app, `/api/v1/companies/${tenant.companyId}/fiscal-years/${year.id}/sie`, { key: tenant.key });
+      expect(file.status).toBe(200);
+      const text = decodeSie(file.bytes);
+      const issues: { line: number; message: string }[] = [];
+      const records = [...readSieRecords(text, issues)];
+      expect(issues).toEqual([]);
+      const fieldsOf = (label: string) => records.filter((record) => record.label === label).map((record) => record.fields);
+      // Super-dimensions first, then the sub-dimension naming its super-dimension (SIE 4B #UNDERDIM).
+      expect(fieldsOf('DIM')).toEqual([
+        ['6', 'Projekt'],
+        ['1', 'Resultatenhet'],
+        ['20', 'Region'],
+      ]);
+      expect(fieldsOf('UNDERDIM')).toEqual([['2', 'Kostnadsbärare', '1']]);
+      expect(fieldsOf('OBJEKT')).toEqual([
+        ['1', '0001', 'Huvudkontor'],
+        ['1', 'A/B 1', 'Lager'],
+        ['1', 'Nord', 'Kontor Nord'],
+        ['1', 'Syd', 'Kontor Syd'],
+        ['6', 'P1', 'Företagspresentation'],
+      ]);
+      const { document, issues: parseIssues } = parseSie(text);
+      expect(parseIssues).toEqual([]);
+      const byDate = (date: string) =>
+        document.verifications.filter((v) => v.date === date).flatMap((v) => v.transactions.map((row) => [row.account, row.amount, row.objects]));
+      expect(byDate('2026-03-10')).toEqual([
+        ['6110', 40_000, ['1', 'Nord', '6', 'P1']],
+        ['2641', 10_000, []],
+        ['1930', -50_000, ['1', 'Nord']],
+      ]);
+      expect(byDate('2026-03-15')).toEqual([
+        ['6110', -500, ['6', 'P1']],
+        ['1930', 500, ['1', 'Nord']],
+      ]);
+      expect(text).toContain('#TRANS 6110 {1 "Nord" 6 "P1"} 400.00');
     });
   });
 });
