@@ -6,6 +6,12 @@ import { updateCompany } from './operations/companies/update-company.ts';
 import { listAccounts } from './operations/ledger/list-accounts.ts';
 import { createAccount } from './operations/ledger/create-account.ts';
 import { updateAccount } from './operations/ledger/update-account.ts';
+import { listDimensions } from './operations/ledger/list-dimensions.ts';
+import { createDimension } from './operations/ledger/create-dimension.ts';
+import { updateDimension } from './operations/ledger/update-dimension.ts';
+import { listDimensionObjects } from './operations/ledger/list-dimension-objects.ts';
+import { createDimensionObject } from './operations/ledger/create-dimension-object.ts';
+import { updateDimensionObject } from './operations/ledger/update-dimension-object.ts';
 import { listFiscalYears } from './operations/ledger/list-fiscal-years.ts';
 import { createFiscalYear } from './operations/ledger/create-fiscal-year.ts';
 import { listPeriods } from './operations/ledger/list-periods.ts';
@@ -83,6 +89,12 @@ export const registry = buildRegistry([
   listAccounts,
   createAccount,
   updateAccount,
+  listDimensions,
+  createDimension,
+  updateDimension,
+  listDimensionObjects,
+  createDimensionObject,
+  updateDimensionObject,
   listFiscalYears,
   createFiscalYear,
   listPeriods,

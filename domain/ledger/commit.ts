@@ -129,6 +129,8 @@ export async function reverseJournalEntry(ctx: OperationContext, companyId: stri
         debit: line.credit,
         credit: line.debit,
         description: line.description,
+        // The reversal carries the original's objects, so it nets out per object too.
+        objects: line.objects,
       })),
     });
     const reversalDraft = await lockEntry(tx, companyId, reversalId);

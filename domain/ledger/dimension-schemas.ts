@@ -34,19 +34,22 @@ export function dimensionKind(number: number): DimensionKind {
 
 export const DimensionNumber = z.number().int().min(1).max(MAX_DIMENSION_NUMBER).describe('SIE dimension number: 1 cost centre, 6 project, 20+ your own.');
 
-/** Path parameters arrive as text. */
+/** A path parameter: text on every surface, as account numbers are (handlers read it with Number). */
 export const DimensionNumberParam = z
   .string()
-  .regex(/^[1-9]\d{0,5}$/, 'A dimension number, 1-999999.')
-  .transform(Number)
-  .describe('Dimension number, from listDimensions.');
+  .regex(/^[1-9]\d{0,5}$/, `A dimension number, 1-${MAX_DIMENSION_NUMBER}.`)
+  .describe('Dimension number, e.g. "1", from listDimensions.');
 
-export const ObjectCode = z
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** Bare (no description, the character rule as a refinement): it sits on every line of an entry's tool schema. */
+const Code = z
   .string()
   .min(1)
   .max(100)
-  .regex(/^[^\u0000-\u001f\u007f]+$/, 'No control characters.')
-  .describe('Object code within its dimension, e.g. "Nord" or "0001"; kept exactly.');
+  .refine((code) => !CONTROL.test(code), 'No control characters.');
+
+export const ObjectCode = Code.describe('Object code within its dimension, e.g. "Nord" or "0001"; kept exactly.');
 
 const Name = z.string().trim().min(1).max(200);
 const Timestamp = z.iso.datetime();
@@ -101,8 +104,17 @@ export const DimensionObjectUpdateBody = z
   .refine((body) => Object.keys(body).length > 0, { message: 'Provide name, active or both.' });
 export type DimensionObjectUpdateBody = z.infer<typeof DimensionObjectUpdateBody>;
 
+export const DimensionObjectListQuery = z.strictObject({
+  active: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional()
+    .describe('true or false.'),
+});
+export type DimensionObjectListQuery = z.infer<typeof DimensionObjectListQuery>;
+
 /** One object on a journal line: what SIE writes as `dim "code"` in the object list of #TRANS. */
-export const LineObject = z.strictObject({ dimension: DimensionNumber, object: ObjectCode });
+export const LineObject = z.strictObject({ dimension: z.number().int().min(1).max(MAX_DIMENSION_NUMBER), object: Code });
 export type LineObject = z.infer<typeof LineObject>;
 
 /** More than any real file uses (SIE programs write one to three), few enough to keep a line small. */
@@ -120,4 +132,4 @@ export const LineObjects = z
       seen.add(object.dimension);
     });
   })
-  .describe('At most one object per dimension.');
+  .describe('At most one per dimension, e.g. {"dimension":1,"object":"Nord"}; see listDimensions.');

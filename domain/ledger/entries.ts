@@ -5,6 +5,8 @@ import { DomainError, type ErrorDetail } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery, keysetPage } from '../kernel/pagination.ts';
 import { z } from 'zod';
+import type { LineObject } from './dimension-schemas.ts';
+import { insertLineObjects, resolveLineObjects } from './line-objects.ts';
 import { type ENTRY_STATES, JournalEntry, toSqlDate, type JournalEntryCreateBody, type JournalEntryListQuery } from './schemas.ts';
 
 /**
@@ -20,7 +22,12 @@ export const ENTRY_SELECT = `
          (SELECT r.id FROM journal_entries r WHERE r.company_id = e.company_id AND r.reverses_id = e.id) AS reversed_by_id,
          coalesce((SELECT json_agg(json_build_object(
                      'line', l.line_no, 'account', a.number, 'account_name', a.name,
-                     'debit', l.debit, 'credit', l.credit, 'description', l.description) ORDER BY l.line_no)
+                     'debit', l.debit, 'credit', l.credit, 'description', l.description,
+                     'objects', coalesce((SELECT json_agg(json_build_object('dimension', o.dimension_number, 'object', o.object_code)
+                                                          ORDER BY o.dimension_number)
+                                            FROM journal_line_objects o
+                                           WHERE o.company_id = l.company_id AND o.entry_id = l.entry_id AND o.line_no = l.line_no), '[]'::json))
+                     ORDER BY l.line_no)
                      FROM journal_lines l JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
                     WHERE l.company_id = e.company_id AND l.entry_id = e.id), '[]'::json) AS lines
     FROM journal_entries e`;
@@ -43,7 +50,7 @@ export interface EntryRow {
   committed_at: Date | null;
   created_at: Date;
   created_key: string;
-  lines: { line: number; account: string; account_name: string; debit: number; credit: number; description: string | null }[];
+  lines: { line: number; account: string; account_name: string; debit: number; credit: number; description: string | null; objects: LineObject[] }[];
 }
 
 /** An entry row in the API's shape, unchecked (the raw benchmark baseline sends it as is). */
@@ -179,10 +186,10 @@ export interface DraftInput {
   description: string;
   series: string;
   reversesId?: string;
-  lines: { account: string; debit: number; credit: number; description: string | null }[];
+  lines: { account: string; debit: number; credit: number; description: string | null; objects?: readonly LineObject[] }[];
 }
 
-/** Inserts a draft and its lines; returns its id. Accounts must exist and be active. */
+/** Inserts a draft and its lines; returns its id. Accounts and objects must exist and be active. */
 export async function insertDraft(ctx: OperationContext, companyId: string, input: DraftInput): Promise<string> {
   const accounts = await resolveLineAccounts(
     ctx,
@@ -190,6 +197,8 @@ export async function insertDraft(ctx: OperationContext, companyId: string, inpu
     input.lines.map((line) => line.account),
     (index) => `body.lines.${index}.account`,
   );
+  const lineObjects = input.lines.map((line) => line.objects ?? []);
+  await resolveLineObjects(ctx, companyId, lineObjects);
   const entry = await ctx.db.journalEntry.create({
     data: {
       companyId,
@@ -212,6 +221,7 @@ export async function insertDraft(ctx: OperationContext, companyId: string, inpu
       description: line.description,
     })),
   });
+  await insertLineObjects(ctx, companyId, entry.id, lineObjects);
   return entry.id;
 }
 
@@ -230,6 +240,7 @@ export async function createJournalEntry(ctx: OperationContext, companyId: strin
         debit: line.debit ?? 0,
         credit: line.credit ?? 0,
         description: line.description ?? null,
+        objects: line.objects ?? [],
       })),
     });
     const entry = (await readEntry(tx, companyId, id)) as JournalEntry;

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Account, FiscalYear, JournalEntry, Period } from './schemas.ts';
+import type { Dimension, DimensionObject } from './dimension-schemas.ts';
 
 /** Realistic examples of the books' objects: OpenAPI, docs and the event catalogue all show these. */
 
@@ -35,9 +36,17 @@ export const journalEntryExample: z.input<typeof JournalEntry> = {
   period_id: PERIOD_ID,
   total: 50_000,
   lines: [
-    { line: 1, account: '6110', account_name: 'Kontorsmateriel', debit: 40_000, credit: 0, description: 'Kontorsmaterial' },
-    { line: 2, account: '2641', account_name: 'Debiterad ingående moms', debit: 10_000, credit: 0, description: null },
-    { line: 3, account: '1930', account_name: 'Företagskonto / affärskonto', debit: 0, credit: 50_000, description: null },
+    {
+      line: 1,
+      account: '6110',
+      account_name: 'Kontorsmateriel',
+      debit: 40_000,
+      credit: 0,
+      description: 'Kontorsmaterial',
+      objects: [{ dimension: 1, object: 'Nord' }],
+    },
+    { line: 2, account: '2641', account_name: 'Debiterad ingående moms', debit: 10_000, credit: 0, description: null, objects: [] },
+    { line: 3, account: '1930', account_name: 'Företagskonto / affärskonto', debit: 0, credit: 50_000, description: null, objects: [] },
   ],
   reverses_id: null,
   reversed_by_id: null,
@@ -64,4 +73,24 @@ export const fiscalYearExample: z.input<typeof FiscalYear> = {
   status: 'open',
   closed_at: null,
   created_at: '2026-01-02T08:00:00.000Z',
+};
+
+export const dimensionExample: z.input<typeof Dimension> = {
+  company_id: COMPANY_ID,
+  number: 1,
+  name: 'Kostnadsställe',
+  kind: 'cost_centre',
+  parent_number: null,
+  created_at: '2026-01-02T08:00:00.000Z',
+  updated_at: '2026-01-02T08:00:00.000Z',
+};
+
+export const dimensionObjectExample: z.input<typeof DimensionObject> = {
+  company_id: COMPANY_ID,
+  dimension: 1,
+  code: 'Nord',
+  name: 'Kontor Nord',
+  active: true,
+  created_at: '2026-01-02T08:05:00.000Z',
+  updated_at: '2026-01-02T08:05:00.000Z',
 };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { wrongTypeMessage } from '../kernel/value-forms.ts';
+import { LineObject, LineObjects } from './dimension-schemas.ts';
 
 /**
  * The public shapes of the books: what the API returns, what event payloads carry (DESIGN.md §14:
@@ -157,6 +158,7 @@ export const JournalLine = z.object({
   debit: Ore,
   credit: Ore,
   description: z.string().nullable(),
+  objects: z.array(LineObject).describe('Objects (cost centre, project, …) by dimension number.'),
 });
 export type JournalLine = z.infer<typeof JournalLine>;
 
@@ -200,6 +202,7 @@ export const JournalLineInput = z
     debit: Ore.optional(),
     credit: Ore.optional(),
     description: LineDescription.optional(),
+    objects: LineObjects.optional(),
   })
   .superRefine((line, issue) => {
     const debit = line.debit ?? 0;

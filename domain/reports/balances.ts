@@ -1,5 +1,6 @@
 import type { OperationContext } from '../context.ts';
 import type { ReportPeriod } from './schemas.ts';
+import { carriesObject, type ObjectFilter } from './object-filter.ts';
 
 /** Per account, in öre: the exact sums as SQL computed them (bigint, never floats). */
 export interface BalanceRow {
@@ -25,7 +26,12 @@ export const isBalanceSheetAccount = (account: string): boolean => account < '3'
  * balances plus this year's lines before `from`, which stays right whether or not a year-end
  * closing has been booked; classes 3-8 sum only this fiscal year's lines before `from`.
  */
-export async function accountBalances(ctx: OperationContext, companyId: string, period: ReportPeriod): Promise<BalanceRow[]> {
+export async function accountBalances(
+  ctx: OperationContext,
+  companyId: string,
+  period: ReportPeriod,
+  filter: ObjectFilter | null = null,
+): Promise<BalanceRow[]> {
   const { from, to } = period;
   const yearStart = period.fiscal_year.start_date;
   return ctx.db.$queryRaw<BalanceRow[]>`
@@ -39,7 +45,7 @@ export async function accountBalances(ctx: OperationContext, companyId: string, 
                    coalesce(sum(l.credit) FILTER (WHERE e.date >= ${from}::date), 0)::bigint AS credit
               FROM journal_lines l
               JOIN journal_entries e ON e.company_id = l.company_id AND e.id = l.entry_id
-             WHERE l.company_id = ${companyId}::uuid AND e.status = 'committed' AND e.date <= ${to}::date
+             WHERE l.company_id = ${companyId}::uuid AND e.status = 'committed' AND e.date <= ${to}::date ${carriesObject(filter)}
              GROUP BY l.account_id) s
       JOIN accounts a ON a.company_id = ${companyId}::uuid AND a.id = s.account_id
      WHERE (CASE WHEN a.number < '3' THEN s.opening_all ELSE s.opening_year END) <> 0 OR s.debit <> 0 OR s.credit <> 0
@@ -51,13 +57,13 @@ export async function accountBalances(ctx: OperationContext, companyId: string, 
  * earlier years' results that no year-end closing has moved to equity yet (0 once they have).
  * Aggregated in SQL like the balances.
  */
-export async function resultBeforeYear(ctx: OperationContext, companyId: string, period: ReportPeriod): Promise<bigint> {
+export async function resultBeforeYear(ctx: OperationContext, companyId: string, period: ReportPeriod, filter: ObjectFilter | null = null): Promise<bigint> {
   const [row] = await ctx.db.$queryRaw<{ amount: bigint }[]>`
     SELECT coalesce(sum(l.debit - l.credit), 0)::bigint AS amount
       FROM journal_lines l
       JOIN journal_entries e ON e.company_id = l.company_id AND e.id = l.entry_id
       JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
      WHERE l.company_id = ${companyId}::uuid AND e.status = 'committed'
-       AND e.date < ${period.fiscal_year.start_date}::date AND a.number >= '3'`;
+       AND e.date < ${period.fiscal_year.start_date}::date AND a.number >= '3' ${carriesObject(filter)}`;
   return row?.amount ?? 0n;
 }

@@ -3,6 +3,7 @@ import { PrismaSql as Prisma } from '../db/client.ts';
 import type { OperationContext } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { decodeKeysetCursor, encodeKeysetCursor, type PaginationMeta, keysetPage } from '../kernel/pagination.ts';
+import { carriesObject, type ObjectFilter } from './object-filter.ts';
 import { toOre, type GeneralLedgerLine, type GeneralLedgerQuery, type ReportPeriod } from './schemas.ts';
 import { ACCOUNT_NUMBER_PATTERN } from '../ledger/schemas.ts';
 
@@ -61,6 +62,7 @@ export async function ledgerPage(
   accounts: AccountFilter,
   after: LedgerKey | null,
   limit: number,
+  filter: ObjectFilter | null = null,
 ): Promise<LedgerRow[]> {
   const conditions: Prisma.Sql[] = [
     Prisma.sql`l.company_id = ${companyId}::uuid`,
@@ -77,7 +79,7 @@ export async function ledgerPage(
       FROM journal_lines l
       JOIN journal_entries e ON e.company_id = l.company_id AND e.id = l.entry_id
       JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
-     WHERE ${Prisma.join(conditions, ' AND ')}
+     WHERE ${Prisma.join(conditions, ' AND ')} ${carriesObject(filter)}
      ORDER BY a.number, e.date, e.series, e.number, e.id, l.line_no
      LIMIT ${limit}`;
 }
@@ -92,6 +94,7 @@ export async function openingBalances(
   companyId: string,
   period: ReportPeriod,
   accounts: readonly string[],
+  filter: ObjectFilter | null = null,
 ): Promise<Map<string, bigint>> {
   if (accounts.length === 0) return new Map();
   const rows = await ctx.db.$queryRaw<{ account: string; amount: bigint }[]>`
@@ -100,20 +103,20 @@ export async function openingBalances(
       JOIN journal_entries e ON e.company_id = l.company_id AND e.id = l.entry_id
       JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
      WHERE l.company_id = ${companyId}::uuid AND e.status = 'committed' AND a.number = ANY(${[...accounts]}::text[])
-       AND e.date < ${period.from}::date AND (a.number < '3' OR e.date >= ${period.fiscal_year.start_date}::date)
+       AND e.date < ${period.from}::date AND (a.number < '3' OR e.date >= ${period.fiscal_year.start_date}::date) ${carriesObject(filter)}
      GROUP BY a.number`;
   return new Map(rows.map((row) => [row.account, row.amount]));
 }
 
 /** Debit minus credit of one account's lines in the period up to and including `key` (SQL SUM). */
-async function movementThrough(ctx: OperationContext, companyId: string, period: ReportPeriod, key: LedgerKey): Promise<bigint> {
+async function movementThrough(ctx: OperationContext, companyId: string, period: ReportPeriod, key: LedgerKey, filter: ObjectFilter | null): Promise<bigint> {
   const [row] = await ctx.db.$queryRaw<{ amount: bigint }[]>`
     SELECT coalesce(sum(l.debit - l.credit), 0)::bigint AS amount
       FROM journal_lines l
       JOIN journal_entries e ON e.company_id = l.company_id AND e.id = l.entry_id
       JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
      WHERE l.company_id = ${companyId}::uuid AND e.status = 'committed' AND a.number = ${key.account}
-       AND e.date >= ${period.from}::date AND ${ROW_KEY} <= ${keySql(key)}`;
+       AND e.date >= ${period.from}::date AND ${ROW_KEY} <= ${keySql(key)} ${carriesObject(filter)}`;
   return row?.amount ?? 0n;
 }
 
@@ -166,18 +169,19 @@ export async function generalLedgerPage(
   companyId: string,
   period: ReportPeriod,
   query: GeneralLedgerQuery,
+  filter: ObjectFilter | null = null,
 ): Promise<{ lines: GeneralLedgerLine[]; pagination: PaginationMeta }> {
   const accounts = accountFilterOf(query);
   // A cursor from another range or account filter is stale: restart at page one (spec Errors 4).
   const decoded = decodeKeysetCursor(LIST_NAME, query.cursor, CursorKey);
   const after = decoded && withinFilter(decoded, period, accounts) ? decoded : null;
-  const rows = await ledgerPage(ctx, companyId, period, accounts, after, query.limit + 1);
+  const rows = await ledgerPage(ctx, companyId, period, accounts, after, query.limit + 1, filter);
   const { page, pagination } = keysetPage(rows, query.limit, (last) => encodeKeysetCursor(LIST_NAME, { ...keyOfRow(last) }));
   const numbers = [...new Set(page.map((row) => row.account))];
-  const openings = await openingBalances(ctx, companyId, period, numbers);
+  const openings = await openingBalances(ctx, companyId, period, numbers, filter);
   const balances = new Map(numbers.map((number) => [number, openings.get(number) ?? 0n]));
   if (after && page[0]?.account === after.account) {
-    balances.set(after.account, (balances.get(after.account) ?? 0n) + (await movementThrough(ctx, companyId, period, after)));
+    balances.set(after.account, (balances.get(after.account) ?? 0n) + (await movementThrough(ctx, companyId, period, after, filter)));
   }
   const lines = page.map((row) => {
     const balance = (balances.get(row.account) ?? 0n) + row.debit - row.credit;

@@ -10,6 +10,7 @@ import { keysetPages } from './keyset.ts';
 import { formatOre, PdfTable, type PdfReportHeader } from './pdf.ts';
 import { printAccountBalances, printBalanceSheet, printIncomeStatement, printTrialBalance } from './pdf-layouts.ts';
 import { resolvePeriod } from './range.ts';
+import { type ObjectFilter, resolveObjectFilter } from './object-filter.ts';
 import type {
   AccountBalances,
   BalanceSheet,
@@ -32,35 +33,36 @@ import { streamFrom, streamFromSnapshot, withSnapshot } from './snapshot.ts';
 interface Statement<R extends { period: ReportPeriod }> {
   title: string;
   slug: string;
-  load: (tx: OperationContext, companyId: string, period: ReportPeriod) => Promise<R>;
+  load: (tx: OperationContext, companyId: string, period: ReportPeriod, filter: ObjectFilter | null) => Promise<R>;
   print: (sink: ByteSink, header: PdfReportHeader, report: R) => Promise<void>;
 }
 
 const ACCOUNT_BALANCES: Statement<AccountBalances> = {
   title: 'Account balances (Saldolista)',
   slug: 'account-balances',
-  load: async (tx, companyId, period) => buildAccountBalances(period, await accountBalances(tx, companyId, period)),
+  load: async (tx, companyId, period, filter) => buildAccountBalances(period, await accountBalances(tx, companyId, period, filter)),
   print: printAccountBalances,
 };
 
 const TRIAL_BALANCE: Statement<TrialBalance> = {
   title: 'Trial balance (Råbalans)',
   slug: 'trial-balance',
-  load: async (tx, companyId, period) => buildTrialBalance(period, await accountBalances(tx, companyId, period)),
+  load: async (tx, companyId, period, filter) => buildTrialBalance(period, await accountBalances(tx, companyId, period, filter)),
   print: printTrialBalance,
 };
 
 const INCOME_STATEMENT: Statement<IncomeStatement> = {
   title: 'Income statement (Resultaträkning)',
   slug: 'income-statement',
-  load: async (tx, companyId, period) => buildIncomeStatement(period, await accountBalances(tx, companyId, period)),
+  load: async (tx, companyId, period, filter) => buildIncomeStatement(period, await accountBalances(tx, companyId, period, filter)),
   print: printIncomeStatement,
 };
 
 const BALANCE_SHEET: Statement<BalanceSheet> = {
   title: 'Balance sheet (Balansräkning)',
   slug: 'balance-sheet',
-  load: async (tx, companyId, period) => buildBalanceSheet(period, await accountBalances(tx, companyId, period), await resultBeforeYear(tx, companyId, period)),
+  load: async (tx, companyId, period, filter) =>
+    buildBalanceSheet(period, await accountBalances(tx, companyId, period, filter), await resultBeforeYear(tx, companyId, period, filter)),
   print: printBalanceSheet,
 };
 
@@ -71,7 +73,10 @@ async function statementData<R extends { period: ReportPeriod }>(
   statement: Statement<R>,
 ): Promise<R> {
   requireScope(ctx, 'companies:read');
-  return withSnapshot(ctx, async (tx) => statement.load(tx, companyId, await resolvePeriod(tx, companyId, query)));
+  return withSnapshot(ctx, async (tx) => {
+    const period = await resolvePeriod(tx, companyId, query);
+    return statement.load(tx, companyId, period, await resolveObjectFilter(tx, companyId, query));
+  });
 }
 
 const headerOf = (ctx: OperationContext, title: string, company: CompanyHeading, period: ReportPeriod): PdfReportHeader => ({
@@ -93,7 +98,7 @@ async function statementPdf<R extends { period: ReportPeriod }>(
 ): Promise<BinaryBody> {
   requireScope(ctx, 'companies:read');
   const { report, company } = await withSnapshot(ctx, async (tx) => ({
-    report: await statement.load(tx, companyId, await resolvePeriod(tx, companyId, query)),
+    report: await statement.load(tx, companyId, await resolvePeriod(tx, companyId, query), await resolveObjectFilter(tx, companyId, query)),
     company: await companyHeading(tx, companyId),
   }));
   const header = headerOf(ctx, statement.title, company, report.period);
@@ -122,7 +127,7 @@ export async function getGeneralLedger(
   requireScope(ctx, 'companies:read');
   return withSnapshot(ctx, async (tx) => {
     const period = await resolvePeriod(tx, companyId, query);
-    return { period, ...(await generalLedgerPage(tx, companyId, period, query)) };
+    return { period, ...(await generalLedgerPage(tx, companyId, period, query, await resolveObjectFilter(tx, companyId, query))) };
   });
 }
 
@@ -148,7 +153,8 @@ export async function generalLedgerPdf(ctx: OperationContext, companyId: string,
     const period = await resolvePeriod(tx, companyId, query);
     const company = await companyHeading(tx, companyId);
     filename = pdfName('general-ledger', period);
-    const balances = (await accountBalances(tx, companyId, period)).filter(
+    const filter = await resolveObjectFilter(tx, companyId, query);
+    const balances = (await accountBalances(tx, companyId, period, filter)).filter(
       (row) => (accounts.from === undefined || row.account >= accounts.from) && (accounts.to === undefined || row.account <= accounts.to),
     );
     return async (sink) => {
@@ -160,7 +166,7 @@ export async function generalLedgerPdf(ctx: OperationContext, companyId: string,
         table.row(['', '', 'Opening balance', '', '', formatOre(account.opening)]);
         let balance = account.opening;
         const only = { from: account.account, to: account.account };
-        for await (const page of keysetPages((after, limit) => ledgerPage(tx, companyId, period, only, after, limit), keyOfRow)) {
+        for await (const page of keysetPages((after, limit) => ledgerPage(tx, companyId, period, only, after, limit, filter), keyOfRow)) {
           for (const row of page) {
             balance += row.debit - row.credit;
             const line = toLedgerLine(row, balance);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AccountNumber, Ore } from '../ledger/schemas.ts';
+import { DimensionNumberParam, ObjectCode } from '../ledger/dimension-schemas.ts';
 import { PaginationQuery } from '../kernel/pagination.ts';
 
 /**
@@ -29,6 +30,8 @@ export const ReportRangeQuery = z.strictObject({
     .uuid()
     .optional()
     .describe('A whole fiscal year instead of from/to (ids from listFiscalYears). With neither: the fiscal year containing today.'),
+  dimension: DimensionNumberParam.optional().describe('With object: only lines carrying that object.'),
+  object: ObjectCode.optional(),
 });
 export type ReportRangeQuery = z.infer<typeof ReportRangeQuery>;
 

@@ -41,7 +41,12 @@ interface VoucherLine {
   debit: bigint;
   credit: bigint;
   line_description: string | null;
+  objects: { dimension: number; object: string }[];
 }
+
+/** SIE 4B's object list of #TRANS: `{1 "Nord" 6 "P1"}`, dimension number then quoted object code; `{}` for none. */
+export const sieObjectList = (objects: readonly { dimension: number; object: string }[]): string =>
+  `{${objects.map((object) => `${object.dimension} ${sieText(object.object)}`).join(' ')}}`;
 
 /**
  * The entries a page of `limit` lines can reach: the one the cursor is in, then entries of at least
@@ -117,6 +122,26 @@ export async function exportSie(ctx: OperationContext, companyId: string, fiscal
         await out.flush();
       }
 
+      // SIE 4B #DIM/#UNDERDIM then #OBJEKT, after the chart. Creation order puts a super-dimension
+      // before its sub-dimensions (a parent must exist first), as a reader needs.
+      const dimensions = await tx.db.$queryRaw<{ number: number; name: string; parent_number: number | null }[]>`
+        SELECT number, name, parent_number FROM dimensions WHERE company_id = ${companyId}::uuid
+         ORDER BY parent_number IS NOT NULL, created_at, number`;
+      for (const dimension of dimensions) {
+        if (dimension.parent_number === null) out.record('DIM', String(dimension.number), sieText(dimension.name));
+        else out.record('UNDERDIM', String(dimension.number), sieText(dimension.name), String(dimension.parent_number));
+      }
+      const objectPage = (after: { dimension: number; code: string } | null, limit: number) =>
+        tx.db.$queryRaw<{ dimension: number; code: string; name: string }[]>`
+          SELECT dimension_number AS dimension, code, name FROM dimension_objects
+           WHERE company_id = ${companyId}::uuid
+             ${after === null ? Prisma.empty : Prisma.sql`AND (dimension_number, code COLLATE "C") > (${after.dimension}::integer, ${after.code} COLLATE "C")`}
+           ORDER BY dimension_number, code COLLATE "C" LIMIT ${limit}`;
+      for await (const page of keysetPages(objectPage, (object) => ({ dimension: object.dimension, code: object.code }))) {
+        for (const object of page) out.record('OBJEKT', String(object.dimension), sieText(object.code), sieText(object.name));
+        await out.flush();
+      }
+
       // Balances are aggregated in SQL (reports/balances.ts), the same sums the reports print.
       for (const { index, year: each } of years) {
         const period: ReportPeriod = { from: each.start_date, to: each.end_date, fiscal_year: each };
@@ -141,7 +166,10 @@ export async function exportSie(ctx: OperationContext, companyId: string, fiscal
              LIMIT ${ENTRIES_PER_PAGE(limit)})
           SELECT e.series, e.number, e.date::text AS date, e.description,
                  to_char(e.committed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS registered,
-                 l.line_no, a.number AS account, l.debit, l.credit, l.description AS line_description
+                 l.line_no, a.number AS account, l.debit, l.credit, l.description AS line_description,
+                 coalesce((SELECT json_agg(json_build_object('dimension', o.dimension_number, 'object', o.object_code) ORDER BY o.dimension_number)
+                             FROM journal_line_objects o
+                            WHERE o.company_id = l.company_id AND o.entry_id = l.entry_id AND o.line_no = l.line_no), '[]'::json) AS objects
             FROM journal_lines l
             JOIN next e ON e.id = l.entry_id
             JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
@@ -162,7 +190,7 @@ export async function exportSie(ctx: OperationContext, companyId: string, fiscal
           }
           const amount = sieAmount(row.debit - row.credit);
           const text = row.line_description === null ? [] : ['""', sieText(row.line_description)];
-          out.raw(`   ${sieRecord('TRANS', row.account, '{}', amount, ...text).trimEnd()}`);
+          out.raw(`   ${sieRecord('TRANS', row.account, sieObjectList(row.objects), amount, ...text).trimEnd()}`);
         }
         await out.flush();
       }

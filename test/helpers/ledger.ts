@@ -4,7 +4,7 @@ import type { AppEnv } from '../../http/app-env.ts';
 import { call } from './http.ts';
 
 /** Journal lines as the API takes them: account number and öre. */
-export type LineInput = { account: string; debit?: number; credit?: number; description?: string };
+export type LineInput = { account: string; debit?: number; credit?: number; description?: string; objects?: { dimension: number; object: string }[] };
 
 /** A small client for the books over the real HTTP app, for tests that need entries as fixtures. */
 export function books(app: Hono<AppEnv>, key: string, companyId: string) {

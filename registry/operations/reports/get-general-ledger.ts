@@ -17,7 +17,7 @@ export const getGeneralLedger = defineOperation({
     'Send Accept: application/pdf for the whole ledger of the filter as one PDF (cursor and limit then do not apply).',
   auth: { scope: 'companies:read' },
   ...READ_ONLY,
-  errors: ['NO_FISCAL_YEAR'],
+  errors: ['NO_FISCAL_YEAR', 'DIMENSION_UNKNOWN', 'OBJECT_UNKNOWN'],
   input: { params: CompanyParams, query: GeneralLedgerQuery },
   output: GeneralLedger,
   status: 200,

@@ -237,7 +237,15 @@ describe.each(DB_TARGETS)('the ledger through HTTP (%s)', (target) => {
       const draft = await b.draft('2026-03-02', OFFICE_SUPPLIES);
       expect(draft.status, draft.text).toBe(201);
       expect(draft.body.data).toMatchObject({ status: 'draft', number: null, voucher: null, total: 50_000, currency: 'SEK' });
-      expect(draft.body.data.lines[0]).toEqual({ line: 1, account: '6110', account_name: 'Kontorsmateriel', debit: 40_000, credit: 0, description: null });
+      expect(draft.body.data.lines[0]).toEqual({
+        line: 1,
+        account: '6110',
+        account_name: 'Kontorsmateriel',
+        debit: 40_000,
+        credit: 0,
+        description: null,
+        objects: [],
+      });
       const committed = await b.commit(draft.body.data.id);
       expect(committed.status, committed.text).toBe(200);
       expect(committed.body.data).toMatchObject({ status: 'committed', series: 'A', number: 1, voucher: 'A1' });
