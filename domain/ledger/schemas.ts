@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_AMOUNT_ORE } from './amount-limits.ts';
 
 /**
  * The public shapes of the books: what the API returns, what event payloads carry (DESIGN.md §14:
@@ -45,6 +46,14 @@ export const VatCode = z.enum(VAT_CODES).describe("For the VAT return's boxes.")
 
 /** Öre as a JSON integer: never a float, never beyond what JSON numbers carry exactly. */
 export const Ore = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).describe('Amount in öre (1 SEK = 100 öre).');
+
+/** Öre a caller sends: bounded so no sum the books form can leave what JSON carries (docs/amounts.md). */
+export const OreInput = z
+  .number()
+  .int()
+  .min(0)
+  .max(MAX_AMOUNT_ORE, `At most ${MAX_AMOUNT_ORE} öre (100 000 000 000 kr) per amount.`)
+  .describe('Amount in öre (1 SEK = 100 öre).');
 
 const IsoDate = z.iso.date();
 const Timestamp = z.iso.datetime();
@@ -182,8 +191,8 @@ const LineDescription = z.string().trim().min(1).max(500);
 export const JournalLineInput = z
   .strictObject({
     account: AccountNumber,
-    debit: Ore.optional(),
-    credit: Ore.optional(),
+    debit: OreInput.optional(),
+    credit: OreInput.optional(),
     description: LineDescription.optional(),
   })
   .superRefine((line, issue) => {

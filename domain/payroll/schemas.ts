@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isValidPin, normalisePin } from './personnummer.ts';
-import { Ore } from '../ledger/schemas.ts';
+import { Ore, OreInput } from '../ledger/schemas.ts';
 
 /**
  * Payroll's public shapes: API output and event payloads alike (DESIGN.md §14). The personal
@@ -80,9 +80,9 @@ export const EmployeeCreateBody = z
     personal_identity_number: PersonalIdentityNumber,
     employment_start: IsoDate,
     employment_end: IsoDate.optional(),
-    monthly_salary: Ore.describe('Gross monthly salary, öre.'),
+    monthly_salary: OreInput.describe('Gross monthly salary, öre.'),
     tax_rate: TaxRate.optional(),
-    tax_amount: Ore.optional().describe('Fixed preliminary tax, öre a month.'),
+    tax_amount: OreInput.optional().describe('Fixed preliminary tax, öre a month.'),
     workplace_address: WORKPLACE.workplace_address.optional(),
     workplace_city: WORKPLACE.workplace_city.optional(),
   })
@@ -95,9 +95,9 @@ export const EmployeeUpdateBody = z
     personal_identity_number: PersonalIdentityNumber.optional(),
     employment_start: IsoDate.optional(),
     employment_end: IsoDate.nullable().optional().describe('null: employed until further notice.'),
-    monthly_salary: Ore.optional(),
+    monthly_salary: OreInput.optional(),
     tax_rate: TaxRate.optional().describe('Replaces tax_amount.'),
-    tax_amount: Ore.optional().describe('Replaces tax_rate.'),
+    tax_amount: OreInput.optional().describe('Replaces tax_rate.'),
     workplace_address: WORKPLACE.workplace_address.nullable().optional(),
     workplace_city: WORKPLACE.workplace_city.nullable().optional(),
   })

@@ -6,6 +6,8 @@
  * specification asks of readers. Decode the bytes first (`decodeSie`).
  */
 
+import { MAX_AMOUNT_ORE } from '../ledger/amount-limits.ts';
+
 export type SieField = string | readonly string[];
 
 export interface SieRecord {
@@ -152,13 +154,16 @@ export function* readSieRecords(text: string, issues: SieIssue[]): Generator<Sie
   }
 }
 
-/** `-1234.5` → -123450 öre, exactly (no floats); null when it is not an SIE amount. */
+/**
+ * `-1234.5` → -123450 öre, exactly (no floats); null when it is not an SIE amount or lies beyond
+ * MAX_AMOUNT_ORE either way (the bound every amount the service takes is held to).
+ */
 export function parseSieAmount(text: string): number | null {
   const match = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(text);
   if (!match) return null;
   const ore = BigInt(match[2] as string) * 100n + BigInt((match[3] ?? '').padEnd(2, '0'));
   const signed = match[1] === '-' ? -ore : ore;
-  if (signed > BigInt(Number.MAX_SAFE_INTEGER) || signed < -BigInt(Number.MAX_SAFE_INTEGER)) return null;
+  if (signed > BigInt(MAX_AMOUNT_ORE) || signed < -BigInt(MAX_AMOUNT_ORE)) return null;
   return Number(signed);
 }
 
@@ -213,7 +218,10 @@ export function parseSie(source: string): { document: SieDocument; issues: SieIs
     const value = text(record.fields[index]);
     const parsed = value === null ? null : parseSieAmount(value);
     if (parsed === null) {
-      problem(record.line, `#${record.label}: the amount must look like -1234.50 (a point, at most two decimals), found ${JSON.stringify(value)}.`);
+      problem(
+        record.line,
+        `#${record.label}: the amount must look like -1234.50 (a point, at most two decimals) and lie within ±${MAX_AMOUNT_ORE / 100} kr, found ${JSON.stringify(value)}.`,
+      );
     }
     return parsed;
   };
