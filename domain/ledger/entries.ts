@@ -6,6 +6,7 @@ import { emitEvent } from '../events/emit.ts';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery, keysetPage } from '../kernel/pagination.ts';
 import { z } from 'zod';
 import { type ENTRY_STATES, JournalEntry, toSqlDate, type JournalEntryCreateBody, type JournalEntryListQuery } from './schemas.ts';
+import { BooksDate, booksInstant } from '../kernel/books-dates.ts';
 
 /**
  * One statement reads an entry whole: the row, its lines with account numbers and names, and
@@ -107,7 +108,7 @@ export async function getJournalEntry(ctx: OperationContext, companyId: string, 
 }
 
 const LIST_NAME = 'journal_entries';
-const ListKey = z.object({ date: z.iso.date(), at: z.iso.datetime({ precision: 6 }), id: z.uuid() });
+const ListKey = z.object({ date: BooksDate, at: booksInstant({ precision: 6 }), id: z.uuid() });
 
 /** Newest first: (date, created_at, id) descending, a unique order the keyset cursor follows. */
 export async function listJournalEntries(

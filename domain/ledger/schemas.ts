@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_AMOUNT_ORE } from './amount-limits.ts';
+import { BooksDate } from '../kernel/books-dates.ts';
 
 /**
  * The public shapes of the books: what the API returns, what event payloads carry (DESIGN.md §14:
@@ -55,7 +56,7 @@ export const OreInput = z
   .max(MAX_AMOUNT_ORE, `At most ${MAX_AMOUNT_ORE} öre (100 000 000 000 kr) per amount.`)
   .describe('Amount in öre (1 SEK = 100 öre).');
 
-const IsoDate = z.iso.date();
+const IsoDate = BooksDate;
 const Timestamp = z.iso.datetime();
 
 export const Account = z

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isValidPin, normalisePin } from './personnummer.ts';
 import { Ore, OreInput } from '../ledger/schemas.ts';
+import { BooksDate, BooksMonth } from '../kernel/books-dates.ts';
 
 /**
  * Payroll's public shapes: API output and event payloads alike (DESIGN.md §14). The personal
@@ -8,12 +9,9 @@ import { Ore, OreInput } from '../ledger/schemas.ts';
  * logs included, carries the masked form YYYYMMDD-****.
  */
 
-const IsoDate = z.iso.date();
+const IsoDate = BooksDate;
 const Timestamp = z.iso.datetime();
-export const Month = z
-  .string()
-  .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'A month as YYYY-MM.')
-  .describe('Calendar month, YYYY-MM.');
+export const Month = BooksMonth.describe('Calendar month, YYYY-MM.');
 
 export const MaskedPin = z
   .string()

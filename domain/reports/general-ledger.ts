@@ -4,6 +4,7 @@ import type { OperationContext } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { decodeKeysetCursor, encodeKeysetCursor, type PaginationMeta, keysetPage } from '../kernel/pagination.ts';
 import { toOre, type GeneralLedgerLine, type GeneralLedgerQuery, type ReportPeriod } from './schemas.ts';
+import { BooksDate } from '../kernel/books-dates.ts';
 
 /**
  * Huvudbok: every committed line of the period, by account, then date, voucher (series, number),
@@ -148,7 +149,7 @@ export function accountFilterOf(query: Pick<GeneralLedgerQuery, 'account' | 'acc
 const LIST_NAME = 'general_ledger';
 const CursorKey = z.object({
   account: z.string().regex(/^[1-8]\d{3}$/),
-  date: z.iso.date(),
+  date: BooksDate,
   series: z.string().regex(/^[A-Z]{1,4}$/),
   number: z.number().int().positive(),
   entry: z.uuid(),

@@ -7,6 +7,7 @@
  */
 
 import { MAX_AMOUNT_ORE } from '../ledger/amount-limits.ts';
+import { inBooksYears } from '../kernel/books-dates.ts';
 
 export type SieField = string | readonly string[];
 
@@ -167,13 +168,13 @@ export function parseSieAmount(text: string): number | null {
   return Number(signed);
 }
 
-/** `20260115` → `2026-01-15`; null unless it is a real calendar date. */
+/** `20260115` → `2026-01-15`; null unless it is a real calendar date in the books' years (1900-2199). */
 export function parseSieDate(text: string): string | null {
   const match = /^(\d{4})(\d{2})(\d{2})$/.exec(text);
   if (!match) return null;
   const iso = `${match[1]}-${match[2]}-${match[3]}`;
   const date = new Date(`${iso}T00:00:00Z`);
-  return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== iso ? null : iso;
+  return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== iso || !inBooksYears(iso) ? null : iso;
 }
 
 const text = (field: SieField | undefined): string | null => (typeof field === 'string' ? field : null);

@@ -28,6 +28,13 @@ describe('SIE fields', () => {
   });
 
   it('reads only real calendar dates', () => {
+    expect([parseSieDate('00000101'), parseSieDate('18991231'), parseSieDate('19000101'), parseSieDate('21991231'), parseSieDate('22000101')]).toEqual([
+      null,
+      null,
+      '1900-01-01',
+      '2199-12-31',
+      null,
+    ]);
     expect([parseSieDate('20260228'), parseSieDate('20240229'), parseSieDate('20260230'), parseSieDate('2026-02-01')]).toEqual([
       '2026-02-28',
       '2024-02-29',

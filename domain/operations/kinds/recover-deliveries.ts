@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { booksInstant } from '../../kernel/books-dates.ts';
 import type { OperationContext } from '../../context.ts';
 import { requireScope, withTransaction } from '../../context.ts';
 import { DomainError } from '../../kernel/errors.ts';
@@ -11,8 +12,8 @@ export const RECOVER_BATCH = 500;
 
 export const RecoverInput = z.object({
   webhook_id: z.uuid(),
-  since: z.iso.datetime(),
-  until: z.iso.datetime(),
+  since: booksInstant(),
+  until: booksInstant(),
   statuses: z.array(z.enum(['dead', 'failed'])).min(1),
 });
 export type RecoverInput = z.infer<typeof RecoverInput>;
