@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_AMOUNT_ORE } from './amount-limits.ts';
 import { BooksDate } from '../kernel/books-dates.ts';
+import { wrongTypeMessage } from '../kernel/value-forms.ts';
 
 /**
  * The public shapes of the books: what the API returns, what event payloads carry (DESIGN.md §14:
@@ -45,16 +46,19 @@ export const VAT_CODES = [
 export type VatCodeValue = (typeof VAT_CODES)[number];
 export const VatCode = z.enum(VAT_CODES).describe("For the VAT return's boxes.");
 
+/** What an amount is, said once: the schema's description and every wrong-type error repeat it. */
+export const ORE_NOTE = 'Whole öre, an integer: 12500 = 125,00 kr.';
+const oreTypeError = (issue: { input?: unknown }): string => wrongTypeMessage(['integer'], issue.input, ORE_NOTE);
 /** Öre as a JSON integer: never a float, never beyond what JSON numbers carry exactly. */
-export const Ore = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).describe('Amount in öre (1 SEK = 100 öre).');
+export const Ore = z.number({ error: oreTypeError }).int({ error: oreTypeError }).min(0).max(Number.MAX_SAFE_INTEGER).describe(ORE_NOTE);
 
 /** Öre a caller sends: bounded so no sum the books form can leave what JSON carries (docs/amounts.md). */
 export const OreInput = z
-  .number()
-  .int()
+  .number({ error: oreTypeError })
+  .int({ error: oreTypeError })
   .min(0)
   .max(MAX_AMOUNT_ORE, `At most ${MAX_AMOUNT_ORE} öre (100 000 000 000 kr) per amount.`)
-  .describe('Amount in öre (1 SEK = 100 öre).');
+  .describe(ORE_NOTE);
 
 const IsoDate = BooksDate;
 const Timestamp = z.iso.datetime();
