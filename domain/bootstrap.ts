@@ -7,6 +7,7 @@ import { openDatabase } from './db/client.ts';
 import type { StatementListener } from './db/statement-log.ts';
 import { migratePglite, migratePostgres } from './db/migrate.ts';
 import { backfillPinDigests } from './payroll/pin-digest.ts';
+import { checkConfiguredFiles } from './platform/configured-files.ts';
 import { parseCidrList, RESOLVE_TIMEOUT_MS, systemResolver, type Resolver } from './webhooks/url-safety.ts';
 
 export interface BootstrapOptions {
@@ -29,6 +30,7 @@ export interface BootstrapOptions {
 /** Opens the database (migrating it), loads the encryption key and builds the shared services. */
 export async function createServices(config: Config, options: BootstrapOptions = {}): Promise<Services> {
   const logger = options.logger ?? createLogger(config.LOG_LEVEL, { pretty: prettyLogs(config.LOG_FORMAT, options.stdoutIsTerminal ?? false) });
+  checkConfiguredFiles(config, { dataDirUsed: (config.embedded && !options.memory) || !config.ENCRYPTION_KEY });
   // Migrations hold a session advisory lock: always on the direct connection, never a pooler's.
   if (config.DATABASE_DIRECT_URL && options.migrate !== false) await migratePostgres(config.DATABASE_DIRECT_URL);
   const database = await openDatabase({

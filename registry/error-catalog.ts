@@ -4,6 +4,7 @@ import { RETRY_AFTER_SECONDS } from '../domain/ratelimit/window.ts';
 import { API_PREFIX } from './api-prefix.ts';
 import { MAX_BODY_TEXT } from './body-limit.ts';
 import { DOCUMENT_CONTENT_TYPES } from '../domain/documents/content-type.ts';
+import { MAX_COMMITTED_DEBIT_ORE } from '../domain/ledger/amount-limits.ts';
 
 /** How long a caller should wait while the database is unreachable: a restart takes seconds. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
@@ -317,6 +318,14 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
     message: 'The entry does not balance: total debits differ from total credits.',
     cause: "The entry's debit total differs from its credit total; double-entry bookkeeping needs them equal.",
     recoveryHint: 'Create a corrected draft whose debit and credit totals are equal (details give both), then commit it; delete this draft.',
+    validAlternatives: [],
+    mcp: 'tool',
+  },
+  AMOUNT_LIMIT_REACHED: {
+    status: 422,
+    message: "Committing this would take the company's committed debits past the bound the books can carry.",
+    cause: `The company's committed debits over all time would exceed ${MAX_COMMITTED_DEBIT_ORE} öre (docs/amounts.md); committed entries never change, so the bound is checked at commit.`,
+    recoveryHint: 'Check the amounts for a typing error (öre, not kronor); an entry this large is not a real transaction. Fix the draft or delete it.',
     validAlternatives: [],
     mcp: 'tool',
   },

@@ -11,6 +11,7 @@ import { holdBlob, readBlob, releaseBlob } from './blobs.ts';
 import { DOCUMENT_CONTENT_TYPES, MAX_DOCUMENT_BYTES, detectDocumentType } from './content-type.ts';
 import { sanitizeFilename } from './filename.ts';
 import { Document, type DocumentListQuery } from './schemas.ts';
+import { booksInstant } from '../kernel/books-dates.ts';
 
 /**
  * Documents: upload, read, list, delete. The bytes are stored once per company and digest
@@ -91,7 +92,7 @@ export async function getDocumentContent(ctx: OperationContext, companyId: strin
 }
 
 const LIST_NAME = 'documents';
-const ListKey = z.object({ at: z.iso.datetime({ precision: 6 }), id: z.uuid() });
+const ListKey = z.object({ at: booksInstant({ precision: 6 }), id: z.uuid() });
 
 /** Newest upload first: (uploaded_at, id) descending, a unique order the keyset cursor follows. */
 export async function listDocuments(

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { OperationContext } from '../context.ts';
 import { withTransaction } from '../context.ts';
-import { EVENT_CATALOG, type EventType } from './types.ts';
+import { EVENT_CATALOG, isPayrollEvent, type EventType } from './types.ts';
 import { API_VERSION } from '../kernel/version.ts';
 
 /** Channel the delivery workers LISTEN on; notified at commit when deliveries were queued. */
@@ -55,6 +55,9 @@ async function insertEvents(
   const schema = EVENT_CATALOG[type].object;
   const createdAt = ctx.services.now();
   const ids = items.map(() => randomUUID());
+  // An event about a payroll webhook goes to no subscriber: whoever set up a webhook.disabled
+  // receiver need not hold payroll:read. It stays in the feed for keys that do.
+  const fanOut = items.map(({ object }) => !isPayrollEvent(type, object) || EVENT_CATALOG[type].payroll);
   // livemode is the company's, set in SQL from the row the statement reads.
   const payloads = items.map(({ object, previousAttributes }, index) =>
     JSON.stringify(
@@ -73,8 +76,8 @@ async function insertEvents(
       queued AS (
         INSERT INTO webhook_deliveries (webhook_id, company_id, event_id, event_type, payload, next_attempt_at)
         SELECT w.id, w.company_id, e.id, ${type}, e.payload, ${createdAt}
-          FROM webhooks w CROSS JOIN event e
-         WHERE w.company_id = ${companyId}::uuid AND w.event_type = ${type} AND w.disabled_at IS NULL
+          FROM webhooks w CROSS JOIN event e JOIN unnest(${ids}::uuid[], ${fanOut}::boolean[]) AS f(id, fan_out) ON f.id = e.id
+         WHERE w.company_id = ${companyId}::uuid AND w.event_type = ${type} AND w.disabled_at IS NULL AND f.fan_out
         RETURNING 1
       )
       SELECT (SELECT livemode FROM company) AS livemode,

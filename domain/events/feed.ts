@@ -1,7 +1,7 @@
 import type { OperationContext } from '../context.ts';
 import { requireScope } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
-import { EVENT_TYPES, PAYROLL_SCOPE, isPayrollEventType } from './types.ts';
+import { EVENTS_ABOUT_WEBHOOKS, EVENT_TYPES, PAYROLL_SCOPE, isPayrollEventType } from './types.ts';
 import { decodeCursor, encodeCursor, keysetTimestampSql, type PaginationMeta } from '../kernel/pagination.ts';
 import { hasScope } from '../kernel/scopes.ts';
 import { Event, type ListEventsQuery } from './schemas.ts';
@@ -22,6 +22,13 @@ interface FeedRow {
 }
 
 const listName = (companyId: string): string => `events:${companyId}`;
+
+/**
+ * SQL: the event is not hidden from this caller ($3, the hidden types): neither of a payroll type
+ * nor about a webhook subscribed to one (isPayrollEvent in types.ts says the same in TypeScript).
+ */
+const VISIBLE = `type <> ALL (string_to_array($3::text, ','))
+        AND NOT (type = ANY ('{${EVENTS_ABOUT_WEBHOOKS.join(',')}}'::text[]) AND payload->'data'->'object'->>'event_type' = ANY (string_to_array($3::text, ',')))`;
 
 /** The types this caller may not see, as the comma list the SQL splits (empty: none hidden). */
 function hiddenTypes(ctx: OperationContext): string {
@@ -46,7 +53,7 @@ export async function listEvents(ctx: OperationContext, companyId: string, query
        FROM events
       WHERE company_id = $1::uuid
         AND ($2::text IS NULL OR type = ANY (string_to_array($2::text, ',')))
-        AND type <> ALL (string_to_array($3::text, ','))
+        AND ${VISIBLE}
         AND ($4::timestamptz IS NULL OR created_at >= $4::timestamptz)
         AND ($5::timestamptz IS NULL OR created_at < $5::timestamptz)
         AND ($6::timestamptz IS NULL OR (created_at, id) > ($6::timestamptz, $7::uuid))
@@ -76,7 +83,7 @@ export async function getEvent(ctx: OperationContext, companyId: string, eventId
   const hidden = hiddenTypes(ctx);
   const rows = await ctx.db.$queryRawUnsafe<FeedRow[]>(
     `SELECT id, payload FROM events
-      WHERE id = $1::uuid AND company_id = $2::uuid AND type <> ALL (string_to_array($3::text, ','))`,
+      WHERE id = $1::uuid AND company_id = $2::uuid AND ${VISIBLE}`,
     eventId,
     companyId,
     hidden,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AnyEventEnvelope, EVENT_TYPES, EventType } from './types.ts';
 import { PaginationQuery } from '../kernel/pagination.ts';
+import { booksInstant } from '../kernel/books-dates.ts';
 
 export const EventId = z.uuid().describe("Event id (uuid), from the events list or a delivery's X-Service-Event-Id header.");
 
@@ -8,7 +9,7 @@ export const EventId = z.uuid().describe("Event id (uuid), from the events list 
 export const Event = AnyEventEnvelope;
 export type Event = AnyEventEnvelope;
 
-const Instant = z.iso.datetime({ offset: true });
+const Instant = booksInstant({ offset: true });
 
 /** `a,b` → [a, b]; each must be a public event type (an unknown one lists the valid names). */
 const EventTypeList = z

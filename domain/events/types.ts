@@ -246,6 +246,15 @@ export const EVENT_CATALOG: Record<EventType, EventCatalogEntry> = CATALOG;
 // Plain string so callers can pass an untrusted subscription filter without parsing it first.
 export const isPayrollEventType = (type: string): boolean => EventType.safeParse(type).success && EVENT_CATALOG[type as EventType].payroll;
 
+/**
+ * Events about a payroll webhook (webhook.disabled of a salary_run.* or agi.* subscription) are
+ * payroll too: the webhook itself exists only for keys holding payroll:read (issue 28).
+ */
+export const EVENTS_ABOUT_WEBHOOKS: readonly EventType[] = ['webhook.disabled'];
+export const isPayrollEvent = (type: string, object: unknown): boolean =>
+  isPayrollEventType(type) ||
+  (EVENTS_ABOUT_WEBHOOKS.includes(type as EventType) && isPayrollEventType(String((object as { event_type?: unknown } | null)?.event_type ?? '')));
+
 // ---------------------------------------------------------------------------------------------
 // The delivered envelope.
 // ---------------------------------------------------------------------------------------------

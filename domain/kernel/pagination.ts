@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FIRST_BOOKS_YEAR, LAST_BOOKS_YEAR } from './books-dates.ts';
 
 /** `?limit=` bounds for cursor lists (DESIGN.md §6). */
 export const DEFAULT_PAGE_SIZE = 50;
@@ -36,12 +37,12 @@ export interface KeysetPosition {
 
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?Z$/;
 
-/** A UTC instant that really exists (no month 13, no 30 February, no 25:00), as PostgreSQL will read it. */
+/** A UTC instant that really exists (no month 13, no 30 February, no 25:00) in the books' years, as PostgreSQL will read it. */
 export function isRealInstant(text: string): boolean {
   const match = INSTANT.exec(text);
   if (!match) return false;
   const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  if (year < 1 || month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return false;
+  if (year < FIRST_BOOKS_YEAR || year > LAST_BOOKS_YEAR || month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return false;
   const lastDay = new Date(0);
   lastDay.setUTCFullYear(year, month, 0); // day 0 of the next month: the last day of this one
   return day >= 1 && day <= lastDay.getUTCDate();

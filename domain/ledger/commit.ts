@@ -2,6 +2,7 @@ import type { OperationContext } from '../context.ts';
 import { requireScope, withTransaction } from '../context.ts';
 import { DomainError, type ErrorDetail } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
+import { committingWithinBound } from './amount-limits.ts';
 import { isoToday } from './calendar.ts';
 import { entryNotFound, insertDraft, readEntry, type DraftInput } from './entries.ts';
 import { periodForDate } from './periods.ts';
@@ -76,7 +77,8 @@ async function commitLocked(ctx: OperationContext, companyId: string, entry: Loc
   // Taking the number and marking the entry committed are one statement: the counter row stays
   // locked until COMMIT and every commit of the series waits on it, so each round trip saved
   // inside that window is throughput (bench commit: three of four commits were waiting on it).
-  await ctx.db.$executeRaw`
+  await committingWithinBound(
+    () => ctx.db.$executeRaw`
     WITH next AS (
       INSERT INTO journal_series_counters (company_id, fiscal_year_id, series, last_number)
       VALUES (${companyId}::uuid, ${place.fiscalYearId}::uuid, ${entry.series}, 1)
@@ -86,7 +88,8 @@ async function commitLocked(ctx: OperationContext, companyId: string, entry: Loc
     UPDATE journal_entries
        SET status = 'committed', number = (SELECT last_number FROM next), fiscal_year_id = ${place.fiscalYearId}::uuid,
            period_id = ${place.periodId}::uuid, committed_at = ${ctx.services.now()}
-     WHERE company_id = ${companyId}::uuid AND id = ${entry.id}::uuid`;
+     WHERE company_id = ${companyId}::uuid AND id = ${entry.id}::uuid`,
+  );
 }
 
 export async function commitJournalEntry(ctx: OperationContext, companyId: string, entryId: string): Promise<JournalEntry> {

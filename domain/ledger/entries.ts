@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { LineObject } from './dimension-schemas.ts';
 import { insertLineObjects, resolveLineObjects } from './line-objects.ts';
 import { type ENTRY_STATES, JournalEntry, toSqlDate, type JournalEntryCreateBody, type JournalEntryListQuery } from './schemas.ts';
+import { BooksDate, booksInstant } from '../kernel/books-dates.ts';
 
 /**
  * One statement reads an entry whole: the row, its lines with account numbers and names, and
@@ -117,7 +118,7 @@ export async function getJournalEntry(ctx: OperationContext, companyId: string, 
 }
 
 const LIST_NAME = 'journal_entries';
-const ListKey = z.object({ date: z.iso.date(), at: z.iso.datetime({ precision: 6 }), id: z.uuid() });
+const ListKey = z.object({ date: BooksDate, at: booksInstant({ precision: 6 }), id: z.uuid() });
 
 /** Newest first: (date, created_at, id) descending, a unique order the keyset cursor follows. */
 export async function listJournalEntries(

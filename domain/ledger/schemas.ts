@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { MAX_AMOUNT_ORE } from './amount-limits.ts';
+import { BooksDate } from '../kernel/books-dates.ts';
 import { wrongTypeMessage } from '../kernel/value-forms.ts';
 import { LineObject, LineObjects } from './dimension-schemas.ts';
 
@@ -60,7 +62,15 @@ const oreTypeError = (issue: { input?: unknown }): string => wrongTypeMessage(['
 /** Öre as a JSON integer: never a float, never beyond what JSON numbers carry exactly. */
 export const Ore = z.number({ error: oreTypeError }).int({ error: oreTypeError }).min(0).max(Number.MAX_SAFE_INTEGER).describe(ORE_NOTE);
 
-const IsoDate = z.iso.date();
+/** Öre a caller sends: bounded so no sum the books form can leave what JSON carries (docs/amounts.md). */
+export const OreInput = z
+  .number({ error: oreTypeError })
+  .int({ error: oreTypeError })
+  .min(0)
+  .max(MAX_AMOUNT_ORE, `At most ${MAX_AMOUNT_ORE} öre (100 000 000 000 kr) per amount.`)
+  .describe(ORE_NOTE);
+
+const IsoDate = BooksDate;
 const Timestamp = z.iso.datetime();
 
 export const Account = z
@@ -199,8 +209,8 @@ const LineDescription = z.string().trim().min(1).max(500);
 export const JournalLineInput = z
   .strictObject({
     account: AccountNumber,
-    debit: Ore.optional(),
-    credit: Ore.optional(),
+    debit: OreInput.optional(),
+    credit: OreInput.optional(),
     description: LineDescription.optional(),
     objects: LineObjects.optional(),
   })

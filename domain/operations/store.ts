@@ -5,6 +5,7 @@ import { DomainError } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery, keysetPage } from '../kernel/pagination.ts';
 import { Operation, TERMINAL_STATUSES, type OperationKind, type OperationListQuery, type OperationStatus } from './schemas.ts';
+import { booksInstant } from '../kernel/books-dates.ts';
 
 /** Channel runners LISTEN on; notified when an operation is queued. */
 export const OPERATIONS_CHANNEL = 'operations';
@@ -81,7 +82,7 @@ export async function getOperation(ctx: OperationContext, companyId: string, ope
 }
 
 const LIST_NAME = 'operations';
-const ListKey = z.object({ at: z.iso.datetime({ precision: 6 }), id: z.uuid() });
+const ListKey = z.object({ at: booksInstant({ precision: 6 }), id: z.uuid() });
 
 /** Newest first, (created_at, id) descending. */
 export async function listOperations(

@@ -7,6 +7,7 @@ import { fromSqlDate, toSqlDate } from '../ledger/schemas.ts';
 import { pinDigestOf } from './pin-digest.ts';
 import { z } from 'zod';
 import type { Employee, EmployeeCreateBody, EmployeeUpdateBody } from './schemas.ts';
+import { booksInstant } from '../kernel/books-dates.ts';
 
 /** Payroll data is personal data: every payroll verb needs payroll:read, writes companies:write too. */
 export const PAYROLL_READ = 'payroll:read';
@@ -137,7 +138,7 @@ export async function getEmployee(ctx: OperationContext, companyId: string, empl
 }
 
 const LIST_NAME = 'employees';
-const ListKey = z.object({ at: z.iso.datetime({ precision: 6 }), id: z.uuid() });
+const ListKey = z.object({ at: booksInstant({ precision: 6 }), id: z.uuid() });
 
 export async function listEmployees(
   ctx: OperationContext,

@@ -3,6 +3,7 @@ import { requireScope, withTransaction } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
 import { isUniqueViolation } from '../db/errors.ts';
+import { MAX_COMMITTED_DEBIT_ORE } from '../ledger/amount-limits.ts';
 import { bookEntry } from '../ledger/commit.ts';
 import { lastDayOfMonth } from '../ledger/calendar.ts';
 import { fromSqlDate, toSqlDate } from '../ledger/schemas.ts';
@@ -130,7 +131,15 @@ export async function createSalaryRun(ctx: OperationContext, companyId: string, 
       const contribution = employerContribution(gross, Number(fromSqlDate(employee.birthDate).slice(0, 4)), payDate, rates);
       return { employeeId: employee.id, gross, tax, contributions: contribution.amount, rate: contribution.rateHundredths, net: gross - tax };
     });
-    const sum = (pick: (line: (typeof lines)[number]) => number) => BigInt(lines.reduce((total, line) => total + pick(line), 0));
+    // Exact sums: a run of many employees at the largest salary passes 2^53, where Number rounds.
+    const sum = (pick: (line: (typeof lines)[number]) => number) => lines.reduce((total, line) => total + BigInt(pick(line)), 0n);
+    // The run books gross + contributions as debits; a run that could never be booked is refused now,
+    // so its totals (and every read of it) stay within what the books carry.
+    if (sum((l) => l.gross) + sum((l) => l.contributions) > BigInt(MAX_COMMITTED_DEBIT_ORE)) {
+      throw new DomainError('AMOUNT_LIMIT_REACHED', {
+        message: `The run's gross pay and employer contributions add up to more than ${MAX_COMMITTED_DEBIT_ORE} öre, the bound the books can carry (docs/amounts.md).`,
+      });
+    }
     let runId: string;
     try {
       const run = await tx.db.salaryRun.create({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isValidPin, normalisePin } from './personnummer.ts';
-import { Ore } from '../ledger/schemas.ts';
+import { Ore, OreInput } from '../ledger/schemas.ts';
+import { BooksDate, BooksMonth } from '../kernel/books-dates.ts';
 
 /**
  * Payroll's public shapes: API output and event payloads alike (DESIGN.md §14). The personal
@@ -8,12 +9,9 @@ import { Ore } from '../ledger/schemas.ts';
  * logs included, carries the masked form YYYYMMDD-****.
  */
 
-const IsoDate = z.iso.date();
+const IsoDate = BooksDate;
 const Timestamp = z.iso.datetime();
-export const Month = z
-  .string()
-  .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'A month as YYYY-MM.')
-  .describe('Calendar month, YYYY-MM.');
+export const Month = BooksMonth.describe('Calendar month, YYYY-MM.');
 
 export const MaskedPin = z
   .string()
@@ -80,9 +78,9 @@ export const EmployeeCreateBody = z
     personal_identity_number: PersonalIdentityNumber,
     employment_start: IsoDate,
     employment_end: IsoDate.optional(),
-    monthly_salary: Ore.describe('Gross monthly salary, öre.'),
+    monthly_salary: OreInput.describe('Gross monthly salary, öre.'),
     tax_rate: TaxRate.optional(),
-    tax_amount: Ore.optional().describe('Fixed preliminary tax, öre a month.'),
+    tax_amount: OreInput.optional().describe('Fixed preliminary tax, öre a month.'),
     workplace_address: WORKPLACE.workplace_address.optional(),
     workplace_city: WORKPLACE.workplace_city.optional(),
   })
@@ -95,9 +93,9 @@ export const EmployeeUpdateBody = z
     personal_identity_number: PersonalIdentityNumber.optional(),
     employment_start: IsoDate.optional(),
     employment_end: IsoDate.nullable().optional().describe('null: employed until further notice.'),
-    monthly_salary: Ore.optional(),
+    monthly_salary: OreInput.optional(),
     tax_rate: TaxRate.optional().describe('Replaces tax_amount.'),
-    tax_amount: Ore.optional().describe('Replaces tax_rate.'),
+    tax_amount: OreInput.optional().describe('Replaces tax_rate.'),
     workplace_address: WORKPLACE.workplace_address.nullable().optional(),
     workplace_city: WORKPLACE.workplace_city.nullable().optional(),
   })

@@ -6,6 +6,7 @@ import { decodeKeysetCursor, encodeKeysetCursor, type PaginationMeta, keysetPage
 import { carriesObject, type ObjectFilter } from './object-filter.ts';
 import { toOre, type GeneralLedgerLine, type GeneralLedgerQuery, type ReportPeriod } from './schemas.ts';
 import { ACCOUNT_NUMBER_PATTERN } from '../ledger/schemas.ts';
+import { BooksDate } from '../kernel/books-dates.ts';
 
 /**
  * Huvudbok: every committed line of the period, by account, then date, voucher (series, number),
@@ -152,7 +153,7 @@ export function accountFilterOf(query: Pick<GeneralLedgerQuery, 'account' | 'acc
 const LIST_NAME = 'general_ledger';
 const CursorKey = z.object({
   account: z.string().regex(ACCOUNT_NUMBER_PATTERN),
-  date: z.iso.date(),
+  date: BooksDate,
   series: z.string().regex(/^[A-Z]{1,4}$/),
   number: z.number().int().positive(),
   entry: z.uuid(),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AccountNumber, Ore } from '../ledger/schemas.ts';
 import { DimensionNumberParam, ObjectCode } from '../ledger/dimension-schemas.ts';
 import { PaginationQuery } from '../kernel/pagination.ts';
+import { BooksDate } from '../kernel/books-dates.ts';
 
 /**
  * The public shapes of the reports. Amounts are integer öre. Account rows carry signed balances
@@ -10,7 +11,7 @@ import { PaginationQuery } from '../kernel/pagination.ts';
  * liabilities positive — and say so on each field.
  */
 
-const IsoDate = z.iso.date();
+const IsoDate = BooksDate;
 
 /** Öre that may be negative (a credit balance, a loss); the enclosing object says which sign means what. */
 export const SignedOre = z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);

@@ -6,6 +6,7 @@ import { emitEvents } from '../events/emit.ts';
 import { createAccount } from '../ledger/accounts.ts';
 import { defaultVatCode } from '../ledger/vat-codes.ts';
 import { addDays, addMonths } from '../ledger/calendar.ts';
+import { committingWithinBound } from '../ledger/amount-limits.ts';
 import { bookEntry } from '../ledger/commit.ts';
 import { readEntries } from '../ledger/entries.ts';
 import { fiscalYearConflict, fiscalYearShapeProblem, insertFiscalYear } from '../ledger/fiscal-years.ts';
@@ -550,11 +551,13 @@ export async function importSieBatch(ctx: OperationContext, companyId: string, f
     next.set(verification.series, number + 1);
     return number;
   });
-  const committed = await ctx.db.$executeRaw`
+  const committed = await committingWithinBound(
+    () => ctx.db.$executeRaw`
     UPDATE journal_entries e
        SET status = 'committed', number = v.number, fiscal_year_id = ${fiscalYearId}::uuid, period_id = v.period_id, committed_at = ${ctx.services.now()}
       FROM unnest(${ids}::uuid[], ${numbers}::int[], ${periodIds}::uuid[]) AS v(id, number, period_id)
-     WHERE e.company_id = ${companyId}::uuid AND e.id = v.id`;
+     WHERE e.company_id = ${companyId}::uuid AND e.id = v.id`,
+  );
   if (committed !== batch.length) throw new Error(`importSieBatch: ${committed} of ${batch.length} entries committed`);
   await emitEvents(ctx, companyId, 'journal_entry.committed', await readEntries(ctx, companyId, ids));
 }

@@ -8,6 +8,8 @@
 
 import { crc32 } from 'node:zlib';
 import { encodeSie } from './format.ts';
+import { MAX_AMOUNT_ORE } from '../ledger/amount-limits.ts';
+import { inBooksYears } from '../kernel/books-dates.ts';
 
 export type SieField = string | readonly string[];
 
@@ -161,23 +163,26 @@ export function* readSieRecords(text: string, issues: SieIssue[]): Generator<Sie
   }
 }
 
-/** `-1234.5` → -123450 öre, exactly (no floats); null when it is not an SIE amount. */
+/**
+ * `-1234.5` → -123450 öre, exactly (no floats); null when it is not an SIE amount or lies beyond
+ * MAX_AMOUNT_ORE either way (the bound every amount the service takes is held to).
+ */
 export function parseSieAmount(text: string): number | null {
   const match = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(text);
   if (!match) return null;
   const ore = BigInt(match[2] as string) * 100n + BigInt((match[3] ?? '').padEnd(2, '0'));
   const signed = match[1] === '-' ? -ore : ore;
-  if (signed > BigInt(Number.MAX_SAFE_INTEGER) || signed < -BigInt(Number.MAX_SAFE_INTEGER)) return null;
+  if (signed > BigInt(MAX_AMOUNT_ORE) || signed < -BigInt(MAX_AMOUNT_ORE)) return null;
   return Number(signed);
 }
 
-/** `20260115` → `2026-01-15`; null unless it is a real calendar date. */
+/** `20260115` → `2026-01-15`; null unless it is a real calendar date in the books' years (1900-2199). */
 export function parseSieDate(text: string): string | null {
   const match = /^(\d{4})(\d{2})(\d{2})$/.exec(text);
   if (!match) return null;
   const iso = `${match[1]}-${match[2]}-${match[3]}`;
   const date = new Date(`${iso}T00:00:00Z`);
-  return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== iso ? null : iso;
+  return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== iso || !inBooksYears(iso) ? null : iso;
 }
 
 const text = (field: SieField | undefined): string | null => (typeof field === 'string' ? field : null);
@@ -253,7 +258,10 @@ export function parseSie(source: string): { document: SieDocument; issues: SieIs
     const value = text(record.fields[index]);
     const parsed = value === null ? null : parseSieAmount(value);
     if (parsed === null) {
-      problem(record.line, `#${record.label}: the amount must look like -1234.50 (a point, at most two decimals), found ${JSON.stringify(value)}.`);
+      problem(
+        record.line,
+        `#${record.label}: the amount must look like -1234.50 (a point, at most two decimals) and lie within ±${MAX_AMOUNT_ORE / 100} kr, found ${JSON.stringify(value)}.`,
+      );
     }
     return parsed;
   };

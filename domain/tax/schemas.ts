@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { Ore } from '../ledger/schemas.ts';
+import { BooksDate } from '../kernel/books-dates.ts';
 
-const IsoDate = z.iso.date();
+const IsoDate = BooksDate;
 const Timestamp = z.iso.datetime();
 const SignedOre = z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).describe('Öre; may be negative.');
 

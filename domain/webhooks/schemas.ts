@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { booksInstant } from '../kernel/books-dates.ts';
 import { EventType } from '../events/types.ts';
 import { Event } from '../events/schemas.ts';
 import { undescribed } from '../kernel/undescribed.ts';
@@ -115,8 +116,8 @@ export const TERMINAL_STATUSES: readonly string[] = ['delivered', 'dead'];
 /** Delivery-log search (listWebhookDeliveries): every filter is optional and they combine with AND. */
 export const DeliveryFilters = z.object({
   status: z.enum(DELIVERY_STATUSES).optional().describe('Only deliveries in this status.'),
-  created_gte: z.iso.datetime({ offset: true }).optional().describe('Only deliveries created at or after this instant (ISO 8601, e.g. 2026-11-21T00:00:00Z).'),
-  created_lt: z.iso.datetime({ offset: true }).optional().describe('Only deliveries created before this instant (ISO 8601).'),
+  created_gte: booksInstant({ offset: true }).optional().describe('Only deliveries created at or after this instant (ISO 8601, e.g. 2026-11-21T00:00:00Z).'),
+  created_lt: booksInstant({ offset: true }).optional().describe('Only deliveries created before this instant (ISO 8601).'),
 });
 export type DeliveryFilters = z.infer<typeof DeliveryFilters>;
 

@@ -1,6 +1,7 @@
 import type { OperationContext } from '../context.ts';
 import { requireScope, withTransaction } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
+import { hasScope } from '../kernel/scopes.ts';
 import { isPayrollEventType, PAYROLL_SCOPE } from '../events/types.ts';
 import { API_VERSION } from '../kernel/version.ts';
 import { emitEvent } from '../events/emit.ts';
@@ -48,9 +49,11 @@ export async function lockWebhook(tx: OperationContext, companyId: string, id: s
 }
 
 export async function listWebhooks(ctx: OperationContext, companyId: string): Promise<Webhook[]> {
-  requireScope(ctx, 'webhooks:manage');
+  const actor = requireScope(ctx, 'webhooks:manage');
   const rows = await ctx.db.webhook.findMany({ where: { companyId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
-  return rows.map(toWebhook);
+  // A payroll webhook exists only for keys holding payroll:read: fetching one is refused, so listing it is too.
+  const visible = hasScope(actor.scopes, PAYROLL_SCOPE) ? rows : rows.filter((row) => !isPayrollEventType(row.eventType));
+  return visible.map(toWebhook);
 }
 
 export async function getWebhook(ctx: OperationContext, companyId: string, id: string): Promise<Webhook> {

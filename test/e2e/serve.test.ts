@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -50,5 +50,39 @@ describe('npm start on a fresh data directory', () => {
     const lines = server.stderr().trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^Missing required setting DATABASE_ANON_URL/);
+  });
+
+  // Issue 28: a missing WEBHOOK_CA_FILE crashed the server after "listening", with a stack trace.
+  it.each([
+    [
+      'WEBHOOK_CA_FILE missing',
+      (dir: string) => ({ DATA_DIR: dir, WEBHOOK_CA_FILE: join(dir, 'no-such-ca.pem') }),
+      /^Invalid configuration: WEBHOOK_CA_FILE: cannot read .*no-such-ca\.pem \(ENOENT\)\.$/,
+    ],
+    [
+      'WEBHOOK_CA_FILE not a certificate',
+      (dir: string) => {
+        writeFileSync(join(dir, 'ca.pem'), 'not a certificate');
+        return { DATA_DIR: dir, WEBHOOK_CA_FILE: join(dir, 'ca.pem') };
+      },
+      /^Invalid configuration: WEBHOOK_CA_FILE: .*ca\.pem holds no PEM certificate\.$/,
+    ],
+    [
+      'DATA_DIR a file',
+      (dir: string) => {
+        writeFileSync(join(dir, 'file'), '');
+        return { DATA_DIR: join(dir, 'file') };
+      },
+      /^Invalid configuration: DATA_DIR: .*file is not a writable directory/,
+    ],
+  ])('refuses to start, before listening, with one line when %s', async (_name, env, line) => {
+    const server = startEntry('cli/serve.ts', { PORT: '0', ...env(mkdtempSync(join(tmpdir(), 'acct-e2e-'))) });
+    running.push(server);
+    const [code] = (await once(server.child, 'exit')) as [number];
+    expect(code).toBe(1);
+    const lines = server.stderr().trim().split('\n');
+    expect(lines, server.stderr()).toHaveLength(1);
+    expect(lines[0]).toMatch(line);
+    expect(server.stdout()).not.toMatch(/listening/);
   });
 });

@@ -169,6 +169,58 @@ export const badCursor: fc.Arbitrary<string> = fc.oneof(
   hostileText,
 );
 
+/**
+ * Dates a caller might send that are no day the books can hold: year 0 and 1, before 1900 and
+ * after 2199, signed and expanded years, impossible days, and the same as instants and months.
+ */
+export const HOSTILE_DATES = [
+  '0000-01-01',
+  '0001-01-01',
+  '1899-12-31',
+  '2200-01-01',
+  '9999-12-31',
+  '2026-02-30',
+  '2026-13-01',
+  '2026-1-1',
+  '-0001-01-01',
+  '+002026-01-01',
+  '20260101',
+] as const;
+export const HOSTILE_INSTANTS = [
+  '0000-01-01T00:00:00Z',
+  '0001-01-01T00:00:00.000000Z',
+  '9999-12-31T23:59:59.999999Z',
+  '2200-01-01T00:00:00Z',
+  '1899-12-31T23:59:59Z',
+] as const;
+export const HOSTILE_MONTHS = ['0000-01', '0001-12', '1899-12', '2200-01', '9999-12'] as const;
+
+/** A hostile date, instant or month, or a random year's. */
+export const hostileDate: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(...HOSTILE_DATES, ...HOSTILE_INSTANTS, ...HOSTILE_MONTHS),
+  fc
+    .tuple(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 31 }))
+    .map(([year, month, day]) => `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`),
+);
+
+/** Lists whose cursors carry dates: a forged cursor for one of them with a hostile date in every date field. */
+const CURSOR_LISTS = ['companies', 'employees', 'journal_entries', 'operations', 'general_ledger', 'documents'] as const;
+export const dateCursor = (extraLists: readonly string[] = []): fc.Arbitrary<string> =>
+  fc.tuple(fc.constantFrom(...CURSOR_LISTS, ...extraLists), fc.constantFrom(...HOSTILE_DATES, ...HOSTILE_INSTANTS), fc.boolean()).map(([list, date, keyed]) => {
+    const id = '00000000-0000-4000-8000-000000000000';
+    const at = date.length === 10 ? `${date}T00:00:00.000000Z` : date;
+    const payload = keyed
+      ? { v: 1, l: list, k: { date: date.slice(0, 10), at, id, account: '1930', series: 'A', number: 1, entry: id, line: 1 } }
+      : { v: 1, l: list, at, id };
+    return Buffer.from(JSON.stringify(payload)).toString('base64url');
+  });
+
+/** Whether a parameter or field takes a date, an instant or a month, by its schema or its example. */
+export function takesDate(schema: JsonSchema | undefined, example: unknown): boolean {
+  if (schema?.format === 'date' || schema?.format === 'date-time') return true;
+  return typeof example === 'string' && /^\d{4}-\d{2}(-\d{2}(T.*)?)?$/.test(example);
+}
+
 const malformedJson: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
     '{',
@@ -281,7 +333,18 @@ export function hostileRequest(op: DocOperation, prefix: string, values: Record<
   ];
   if (queryParams.some((p) => p.name === 'cursor')) {
     mutations.push(
-      badCursor.map((cursor) => ({ kind: `cursor ${JSON.stringify(cursor).slice(0, 60)}`, apply: (d: Draft) => void d.query.push(['cursor', cursor]) })),
+      fc
+        .oneof(badCursor, dateCursor(Object.values(values).flatMap((id) => [`events:${id}`, `deliveries:${id}`])))
+        .map((cursor) => ({ kind: `cursor ${JSON.stringify(cursor).slice(0, 60)}`, apply: (d: Draft) => void d.query.push(['cursor', cursor]) })),
+    );
+  }
+  const dateParams = queryParams.filter((p) => takesDate(p.schema, p.example ?? p.schema?.example));
+  if (dateParams.length > 0) {
+    mutations.push(
+      fc.tuple(fc.constantFrom(...dateParams.map((p) => p.name)), hostileDate).map(([name, value]) => ({
+        kind: `query ${name}=${value}`,
+        apply: (d: Draft) => void d.query.push([name, value]),
+      })),
     );
   }
   if (pathParams.length > 0) {
@@ -316,6 +379,15 @@ export function hostileRequest(op: DocOperation, prefix: string, values: Record<
             else this.kind = `body: ${mutateObject(target, pick, action, value, extraName)}`;
           },
         })),
+      hostileDate.map((value) => ({
+        kind: `body dates set to ${value}`,
+        apply: (d: Draft) => {
+          for (const target of objectsIn(d.body)) {
+            const record = target as Record<string, unknown>;
+            for (const [name, current] of Object.entries(record)) if (takesDate(undefined, current)) record[name] = value;
+          }
+        },
+      })),
       hostileValue.map((value) => ({ kind: 'whole body replaced by a hostile value', apply: (d: Draft) => void (d.body = value) })),
       malformedJson.map((raw) => ({ kind: `malformed body ${JSON.stringify(raw).slice(0, 60)}`, apply: (d: Draft) => void (d.rawBody = raw) })),
       fc.constantFrom(...WRONG_CONTENT_TYPES).map((type) => ({ kind: `content-type ${type}`, apply: (d: Draft) => void (d.headers['content-type'] = type) })),
@@ -359,7 +431,7 @@ export function hostileRequest(op: DocOperation, prefix: string, values: Record<
     }
     const query = new URLSearchParams(draft.query);
     let body = draft.rawBody;
-    if (body === undefined && draft.body !== undefined) body = op.body && !json ? String(draft.body) : JSON.stringify(draft.body);
+    if (body === undefined && draft.body !== undefined) body = op.body && !json && typeof draft.body === 'string' ? draft.body : JSON.stringify(draft.body);
     return {
       kind: kinds.join('; '),
       method: op.method,

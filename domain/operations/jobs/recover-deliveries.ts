@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { booksInstant } from '../../kernel/books-dates.ts';
 import type { OperationContext } from '../../context.ts';
 import { requireScope, withTransaction } from '../../context.ts';
 import { DomainError } from '../../kernel/errors.ts';
@@ -16,8 +17,8 @@ export const RecoverableStatus = z.enum(DELIVERY_STATUSES).extract(['dead', 'fai
 
 export const RecoverInput = z.object({
   webhook_id: z.uuid(),
-  since: z.iso.datetime(),
-  until: z.iso.datetime(),
+  since: booksInstant(),
+  until: booksInstant(),
   statuses: z.array(RecoverableStatus).min(1),
 });
 export type RecoverInput = z.infer<typeof RecoverInput>;

@@ -24,7 +24,7 @@ export const closeFiscalYear = defineOperation({
   idempotencyKey: 'optional',
   sideEffects: ['create', 'emits_event'],
   auditTarget: 'operation',
-  errors: ['FISCAL_YEAR_CLOSED', 'PERIODS_NOT_LOCKED', 'ENTRY_UNBALANCED'],
+  errors: ['FISCAL_YEAR_CLOSED', 'PERIODS_NOT_LOCKED', 'ENTRY_UNBALANCED', 'AMOUNT_LIMIT_REACHED'],
   input: {
     params: z.object({ companyId: CompanyId, fiscalYearId: z.uuid().describe('Fiscal year id (uuid), from listFiscalYears.') }),
   },

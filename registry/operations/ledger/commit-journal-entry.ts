@@ -22,7 +22,7 @@ export const commitJournalEntry = defineOperation({
   idempotencyKey: 'optional',
   sideEffects: ['update', 'emits_event'],
   auditTarget: 'journal_entry',
-  errors: ['ENTRY_NOT_DRAFT', 'ENTRY_UNBALANCED', 'ACCOUNT_INACTIVE', 'NO_FISCAL_YEAR', 'PERIOD_LOCKED', 'FISCAL_YEAR_CLOSED'],
+  errors: ['ENTRY_NOT_DRAFT', 'ENTRY_UNBALANCED', 'ACCOUNT_INACTIVE', 'NO_FISCAL_YEAR', 'PERIOD_LOCKED', 'FISCAL_YEAR_CLOSED', 'AMOUNT_LIMIT_REACHED'],
   input: { params: EntryParams },
   output: JournalEntry,
   status: 200,

@@ -14,7 +14,7 @@ export const bookSalaryRun = defineOperation({
   emits: ['salary_run.booked', 'journal_entry.committed'],
   risk: 'L3',
   reversible: false,
-  errors: ['SALARY_RUN_STATE', 'NO_FISCAL_YEAR', 'PERIOD_LOCKED', 'FISCAL_YEAR_CLOSED', 'ACCOUNT_UNKNOWN', 'ACCOUNT_INACTIVE'],
+  errors: ['SALARY_RUN_STATE', 'NO_FISCAL_YEAR', 'PERIOD_LOCKED', 'FISCAL_YEAR_CLOSED', 'ACCOUNT_UNKNOWN', 'ACCOUNT_INACTIVE', 'AMOUNT_LIMIT_REACHED'],
   examples: {
     params: runParams,
     response: {

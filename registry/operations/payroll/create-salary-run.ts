@@ -21,7 +21,7 @@ export const createSalaryRun = defineOperation({
   idempotencyKey: 'optional',
   sideEffects: ['create', 'emits_event'],
   auditTarget: 'salary_run',
-  errors: ['SALARY_RUN_EXISTS', 'NO_ACTIVE_EMPLOYEES'],
+  errors: ['SALARY_RUN_EXISTS', 'NO_ACTIVE_EMPLOYEES', 'AMOUNT_LIMIT_REACHED'],
   input: { params: CompanyParams, body: SalaryRunCreateBody },
   output: SalaryRun,
   status: 201,

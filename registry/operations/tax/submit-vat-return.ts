@@ -21,7 +21,7 @@ export const submitVatReturn = defineOperation({
   idempotencyKey: 'optional',
   sideEffects: ['update', 'emits_event'],
   auditTarget: 'vat_return',
-  errors: ['FILING_SUBMITTED', 'PERIODS_NOT_LOCKED', 'CONFLICT', 'FISCAL_YEAR_CLOSED', 'ACCOUNT_UNKNOWN', 'ACCOUNT_INACTIVE'],
+  errors: ['FILING_SUBMITTED', 'PERIODS_NOT_LOCKED', 'CONFLICT', 'FISCAL_YEAR_CLOSED', 'ACCOUNT_UNKNOWN', 'ACCOUNT_INACTIVE', 'AMOUNT_LIMIT_REACHED'],
   input: { params: VatParams },
   output: VatReturn,
   status: 200,

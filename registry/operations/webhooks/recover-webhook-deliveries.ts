@@ -8,10 +8,11 @@ import { DomainError } from '../../../domain/kernel/errors.ts';
 import { defineOperation } from '../../define-operation.ts';
 import { COMPANY_ID, WEBHOOK_ID } from './examples.ts';
 import { WebhookParams } from './params.ts';
+import { booksInstant } from '../../../domain/kernel/books-dates.ts';
 
 const RecoverBody = z.strictObject({
-  since: z.iso.datetime().describe('Deliveries created at or after this instant.'),
-  until: z.iso.datetime().optional().describe('… and before this one; default now.'),
+  since: booksInstant().describe('Deliveries created at or after this instant.'),
+  until: booksInstant().optional().describe('… and before this one; default now.'),
   statuses: z.array(RecoverableStatus).min(1).optional().describe('Which deliveries to send again; default ["dead"]. Failed ones are still being retried.'),
 });
 
