@@ -165,9 +165,7 @@ export async function revokeGrant(
   const revoked = await withTransaction(ctx, async (tx) => {
     const grant = await tx.db.oauthGrant.findFirst({ where: { id: grantId, userId: actor.userId, ...(actor.grant && { id: actor.grant.id }) } });
     if (!grant) throw new DomainError('NOT_FOUND', { message: 'No such grant.' });
-    if (grant.revokedAt === null) {
-      await revokeGrantRecord(tx, grant.id, 'revoked_by_user');
-    }
+    await revokeGrantRecord(tx, grant.id, 'revoked_by_user');
     return grant;
   });
   await revokeProviderGrant(revoked.providerGrantId);
@@ -176,21 +174,24 @@ export async function revokeGrant(
   return listed;
 }
 
-/** Marks a grant and its credential record revoked and writes the audit entry (idempotent). */
+/** Marks a grant and its credential record revoked and writes the audit entry, once: a second call changes nothing. */
 async function revokeGrantRecord(tx: OperationContext, grantId: string, reason: string): Promise<void> {
   const now = tx.services.now();
-  const grant = await tx.db.oauthGrant.update({ where: { id: grantId }, data: { revokedAt: now } });
+  const { count } = await tx.db.oauthGrant.updateMany({ where: { id: grantId, revokedAt: null }, data: { revokedAt: now } });
+  if (count === 0) return;
+  const grant = await tx.db.oauthGrant.findUniqueOrThrow({ where: { id: grantId }, select: { apiKeyId: true } });
   await tx.db.apiKey.updateMany({ where: { id: grant.apiKeyId, revokedAt: null }, data: { revokedAt: now } });
   await appendAudit(tx, { action: 'oauth_grant.revoked', companyId: null, target: { type: 'oauth_grant', id: grantId }, details: { reason } });
 }
 
 /**
- * The authorization server revoked its grant (a refresh token used twice, RFC 9700 §4.14.2): ours
- * goes with it, so access tokens already issued stop working too. Called without an actor.
+ * The authorization server revoked its grant (a refresh token used twice, RFC 9700 §4.14.2; a
+ * token revoked at /oauth/revoke): ours goes with it, so access tokens already issued stop
+ * working too. Called without an actor, while the library revokes (so before it answers).
  */
 export async function revokeGrantByProviderId(ctx: OperationContext, providerGrantId: string, reason: string): Promise<void> {
   await withTransaction(ctx, async (tx) => {
-    const grant = await tx.db.oauthGrant.findUnique({ where: { providerGrantId } });
-    if (grant && grant.revokedAt === null) await revokeGrantRecord(tx, grant.id, reason);
+    const grant = await tx.db.oauthGrant.findUnique({ where: { providerGrantId }, select: { id: true } });
+    if (grant) await revokeGrantRecord(tx, grant.id, reason);
   });
 }

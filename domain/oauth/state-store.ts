@@ -22,6 +22,8 @@ export class OAuthStateStore {
     private readonly sql: SqlClient,
     private readonly model: string,
     private readonly now: () => Date,
+    /** Told, and awaited, when the library revokes a grant's tokens (our grant goes with them). */
+    private readonly onGrantRevoked: (grantId: string) => Promise<void> = async () => {},
   ) {}
 
   async upsert(id: string, payload: StoredPayload, expiresIn?: number): Promise<void> {
@@ -67,6 +69,7 @@ export class OAuthStateStore {
 
   /** Every code and token of one grant, whatever its model (the library calls this on one model's adapter). */
   async revokeByGrantId(grantId: string): Promise<void> {
+    await this.onGrantRevoked(grantId);
     await this.sql.query('DELETE FROM oauth_states WHERE grant_id = $1', [grantId]);
   }
 
