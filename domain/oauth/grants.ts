@@ -6,6 +6,7 @@ import { requireActor, withTransaction } from '../context.ts';
 import { sha256Hex } from '../kernel/crypto.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { Scope } from '../kernel/scopes.ts';
+import { revokeProviderGrant } from './state-store.ts';
 
 /**
  * OAuth grants: what a person consented to at /oauth/consent — a client, the companies, the
@@ -152,27 +153,24 @@ export async function listGrants(ctx: OperationContext): Promise<OAuthGrant[]> {
 }
 
 /**
- * Revokes one of the caller's grants: its credential record at once (every access token dies on
- * its next request, since admission reads the record), then the authorization server's refresh
- * tokens through `revokeProviderGrant`. An unknown or foreign id is NOT_FOUND.
+ * Revokes one of the caller's grants: its credential record (every access token dies on its next
+ * request, since admission reads the record) and the authorization server's refresh tokens, in
+ * one transaction. An unknown or foreign id is NOT_FOUND; revoking twice changes nothing.
  */
-export async function revokeGrant(
-  ctx: OperationContext,
-  grantId: string,
-  revokeProviderGrant: (providerGrantId: string) => Promise<void>,
-): Promise<OAuthGrant> {
+export async function revokeGrant(ctx: OperationContext, grantId: string): Promise<OAuthGrant> {
   const actor = requireActor(ctx);
-  const revoked = await withTransaction(ctx, async (tx) => {
+  await withTransaction(ctx, async (tx) => {
     const grant = await tx.db.oauthGrant.findFirst({ where: { id: grantId, userId: actor.userId, ...(actor.grant && { id: actor.grant.id }) } });
     if (!grant) throw new DomainError('NOT_FOUND', { message: 'No such grant.' });
     await revokeGrantRecord(tx, grant.id, 'revoked_by_user');
-    return grant;
+    await revokeProviderGrant(readerOf(tx), grant.providerGrantId);
   });
-  await revokeProviderGrant(revoked.providerGrantId);
-  const [listed] = (await listGrants({ ...ctx, actor: { ...actor, grant: null } })).filter((grant) => grant.id === grantId);
+  const [listed] = (await listGrants(ctx)).filter((grant) => grant.id === grantId);
   if (!listed) throw new DomainError('NOT_FOUND', { message: 'No such grant.' });
   return listed;
 }
+
+const readerOf = (tx: OperationContext) => tx.services.database.sqlFor(tx.db);
 
 /** Marks a grant and its credential record revoked and writes the audit entry, once: a second call changes nothing. */
 async function revokeGrantRecord(tx: OperationContext, grantId: string, reason: string): Promise<void> {

@@ -88,3 +88,12 @@ export class OAuthStateStore {
 export async function sweepExpiredStates(sql: SqlClient, now: Date): Promise<void> {
   await sql.query('DELETE FROM oauth_states WHERE expires_at <= $1', [now]);
 }
+
+/**
+ * Everything the authorization server keeps for one of its grants — the grant itself, its codes
+ * and refresh tokens — deleted, as its own revocation does (lib/helpers/revoke.js): for revoking
+ * from outside it (revokeOAuthGrant), in the caller's transaction.
+ */
+export async function revokeProviderGrant(sql: SqlClient, providerGrantId: string): Promise<void> {
+  await sql.query("DELETE FROM oauth_states WHERE grant_id = $1 OR (model = 'Grant' AND id = $1)", [providerGrantId]);
+}

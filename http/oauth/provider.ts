@@ -71,9 +71,14 @@ async function build(services: Services): Promise<OAuthServer> {
     responseTypes: ['code'],
     // OAuth 2.1 §4.1.1: PKCE for every client; oidc-provider 9 accepts S256 and nothing else.
     pkce: { required: () => true },
-    clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' },
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      // Our only key is ES256 (the library's default RS256 would need an RSA key we do not keep).
+      id_token_signed_response_alg: ACCESS_TOKEN_ALG,
+    },
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
-    scopes: [...SCOPES],
     ttl: {
       AccessToken: ACCESS_TOKEN_TTL_SECONDS,
       AuthorizationCode: AUTHORIZATION_CODE_TTL_SECONDS,

@@ -137,7 +137,8 @@ export async function authorizeByForm(options: FlowOptions): Promise<{ code: str
   if (approved.status !== 303 || !approved.location) throw new Error(`consent: ${approved.status} ${approved.text}`);
   const resumed = await browse(jar, new URL(approved.location, options.origin).toString());
   if (resumed.status !== 303 || !resumed.location) throw new Error(`resume: ${resumed.status} ${resumed.text}`);
-  const callback = new URL(resumed.location);
+  const callback = new URL(resumed.location, options.origin);
+  if (callback.origin === options.origin) throw new Error(`another interaction: ${resumed.location}`);
   const code = callback.searchParams.get('code');
   if (!code) throw new Error(`no code: ${resumed.location}`);
   return { code, jar, callback };

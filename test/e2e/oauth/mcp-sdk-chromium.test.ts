@@ -10,6 +10,8 @@ import { DB_TARGETS } from '../../helpers/db.ts';
 import { makeTenant, type Tenant } from '../../helpers/factories.ts';
 import { startOAuthServer } from '../../helpers/oauth.ts';
 
+/** A fresh database and its migrations: about a minute on a loaded two-core machine. */
+const START_TIMEOUT_MS = 300_000;
 /**
  * Acceptance of issue 31, end to end with real clients: the official MCP SDK client's OAuth flow
  * (its OAuthClientProvider) discovers our metadata from the 401, registers dynamically, and
@@ -90,7 +92,7 @@ describe.skipIf(!HAS_CHROMIUM).each(DB_TARGETS)('MCP SDK OAuth client with a per
         '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
       ],
     });
-  });
+  }, START_TIMEOUT_MS);
   afterAll(async () => {
     await browser?.close();
     callback?.close();

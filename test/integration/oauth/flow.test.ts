@@ -14,6 +14,8 @@ import {
   type Registered,
 } from '../../helpers/oauth.ts';
 
+/** A fresh database and its migrations: about a minute on a loaded two-core machine. */
+const START_TIMEOUT_MS = 300_000;
 /**
  * The authorization server over real HTTP on both engines: the metadata documents against the
  * fields their RFCs require, and each refusal the issue lists, answered as the RFCs say.
@@ -36,7 +38,7 @@ describe.each(DB_TARGETS)('OAuth 2.1 authorization server (%s)', (target) => {
     otherCompany = await makeCompany(db);
     await createMembership(db, { userId: tenant.userId, companyId: otherCompany, role: 'owner' });
     client = await registerClient(origin, redirectUri);
-  });
+  }, START_TIMEOUT_MS);
   afterAll(async () => server?.close());
 
   /** A token pair through the whole flow, for one resource and the tenant's first company. */
@@ -134,8 +136,8 @@ describe.each(DB_TARGETS)('OAuth 2.1 authorization server (%s)', (target) => {
     expect(mine.status).toBe(200);
     // The user belongs to otherCompany too, but it was not granted: the same 404 as a stranger's company.
     expect((await getCompanies(issued.access_token, otherCompany)).status).toBe(404);
-    const listed = (await (await getCompanies(issued.access_token)).json()) as { data: { id: string }[] };
-    expect(listed.data.map((company) => company.id)).toEqual([tenant.companyId]);
+    const listed = (await (await getCompanies(issued.access_token)).json()) as { data: { companies: { id: string }[] } };
+    expect(listed.data.companies.map((company) => company.id)).toEqual([tenant.companyId]);
     // A scope not granted (companies:write was requested by no one here): 403 with required_scope.
     const write = await fetch(`${api()}/companies/${tenant.companyId}`, {
       method: 'PATCH',

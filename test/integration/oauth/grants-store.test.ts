@@ -8,6 +8,8 @@ import { createMembership } from '../../../domain/users/admin.ts';
 import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
 import { makeCompany, makeKey, makeTenant, systemContext } from '../../helpers/factories.ts';
 
+/** A fresh database and its migrations: about a minute on a loaded two-core machine. */
+const START_TIMEOUT_MS = 300_000;
 /**
  * The OAuth storage adapter (oidc-provider's interface, on our tables) and grants acting through
  * their credential records: admission reaches the granted companies only, revocation is at once.
@@ -17,7 +19,7 @@ describe.each(DB_TARGETS)('OAuth state and grants (%s)', (target) => {
   let clock = new Date('2026-11-28T10:00:00Z');
   beforeAll(async () => {
     t = await createTestServices(target, { now: () => clock });
-  });
+  }, START_TIMEOUT_MS);
   afterAll(async () => t?.close());
 
   const admitOn = (apiKeyId: string, companyId: string | null) =>
@@ -105,12 +107,11 @@ describe.each(DB_TARGETS)('OAuth state and grants (%s)', (target) => {
         companyIds: [tenant.companyId],
       });
       expect(await admitOn(grant.apiKeyId, null)).not.toBeNull();
-      const revokedProviderGrants: string[] = [];
-      const listed = await revokeGrant(ctx, grant.id, async (id) => {
-        revokedProviderGrants.push(id);
-      });
+      const refresh = new OAuthStateStore(t.services.database.sql, 'RefreshToken', () => clock);
+      await refresh.upsert('r-pg-5', { grantId: 'pg-5' }, 600);
+      const listed = await revokeGrant(ctx, grant.id);
       expect(listed.revoked_at).not.toBeNull();
-      expect(revokedProviderGrants).toEqual(['pg-5']);
+      expect(await refresh.find('r-pg-5')).toBeUndefined();
       expect(await admitOn(grant.apiKeyId, null)).toBeNull();
       const audit = await t.services.database.prisma.auditLog.findMany({ where: { targetId: grant.id }, orderBy: { occurredAt: 'asc' } });
       expect(audit.map((row) => row.action)).toEqual(['oauth_grant.created', 'oauth_grant.revoked']);
