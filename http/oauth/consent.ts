@@ -154,7 +154,15 @@ export async function submitInteraction(services: Services, server: OAuthServer,
 
   const ctx = { ...systemContextFor(services), actor: signer };
   const providerGrant = new server.provider.Grant({ accountId: signer.userId, clientId: found.clientId });
+  // The library asks consent for scopes it knows server-wide (provider.ts) and for the resource's: both get the same ones.
+  providerGrant.addOIDCScope(grantScopes.join(' '));
   providerGrant.addResourceScope(found.resource, grantScopes.join(' '));
+  // What was asked for and not ticked is refused, not left pending (else the library asks again).
+  const refused = found.requested.filter((scope) => !grantScopes.includes(scope));
+  if (refused.length > 0) {
+    providerGrant.rejectOIDCScope(refused.join(' '));
+    providerGrant.rejectResourceScope(found.resource, refused.join(' '));
+  }
   const providerGrantId = await providerGrant.save();
   try {
     await createGrant(ctx, { providerGrantId, clientId: found.clientId, clientName: found.clientName, scopes: grantScopes, companyIds });

@@ -79,6 +79,9 @@ async function build(services: Services): Promise<OAuthServer> {
       id_token_signed_response_alg: ACCESS_TOKEN_ALG,
     },
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
+    // Known to the server as a whole too, so a registration naming them (RFC 7591 `scope`, which
+    // the MCP SDK sends) is valid; consent grants them as both (http/oauth/consent.ts).
+    scopes: [...SCOPES],
     ttl: {
       AccessToken: ACCESS_TOKEN_TTL_SECONDS,
       AuthorizationCode: AUTHORIZATION_CODE_TTL_SECONDS,

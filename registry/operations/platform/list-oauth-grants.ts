@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listGrants, OAuthGrant } from '../../../domain/oauth/grants.ts';
 import { defineOperation, READ_ONLY } from '../../define-operation.ts';
-import { grantExample } from './oauth-examples.ts';
+import { grantExample } from './examples.ts';
 
 export const listOAuthGrants = defineOperation({
   id: 'listOAuthGrants',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { OAuthGrant, revokeGrant } from '../../../domain/oauth/grants.ts';
 import { defineOperation } from '../../define-operation.ts';
-import { GRANT_ID, grantExample } from './oauth-examples.ts';
+import { GRANT_ID, grantExample } from './examples.ts';
 
 export const revokeOAuthGrant = defineOperation({
   id: 'revokeOAuthGrant',
