@@ -1,7 +1,9 @@
 import '../mcp/stdout-guard.ts'; // first: keeps stdout for the protocol alone
+import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { createServices } from '../domain/bootstrap.ts';
+import { embeddedDatabaseExists } from '../domain/db/client.ts';
 import { ConfigError } from '../domain/kernel/config.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
 import { startWorker, type Worker } from '../dispatcher/worker.ts';
@@ -11,16 +13,22 @@ import { resolveMode, type Mode } from '../mcp/connection.ts';
 import { serveStdio, StdioAuthError } from '../mcp/stdio.ts';
 import { resolveSelection, type Selection } from '../mcp/toolsets.ts';
 import type { Group } from '../registry/define-operation.ts';
+import { MCP_OPTIONS, type McpOption } from '../registry/mcp-options.ts';
 import { configFromEnvironment, startupStep } from './load-config.ts';
 import { runningServer } from './local-server.ts';
 import { mcpContentSources } from './mcp-content.ts';
 
-const USAGE = `Usage: API_KEY=sk_… node_modules/.bin/tsx cli/mcp.ts [--mode tools|discover|dynamic] [--variant namespaced|flat] [--toolsets a,b] [--read-only] [--url http://host:port/mcp]
+// Generated from the options /mcp takes (registry/mcp-options.ts), so the two cannot drift.
+const USAGE = `Usage: API_KEY=sk_… node_modules/.bin/tsx cli/mcp.ts [options]
 Serves the MCP tools over stdio for the key in API_KEY; stdout carries only the protocol, logs go to stderr.
-  --mode tools      every operation is a tool (default)
-  --mode discover   three tools: search_operations, describe_operation, invoke_operation
-  --mode dynamic    start with a few toolsets (--toolsets, default companies); enable_toolset adds more
-  --url URL         bridge stdio to a running server's /mcp (for clients that only speak stdio)
+${Object.values(MCP_OPTIONS)
+  .map(
+    (option: McpOption) =>
+      `  ${option.flag}${option.flag === MCP_OPTIONS.readOnly.flag ? '' : ` ${option.list ? 'a,b' : option.values.join('|')}`}\n      ${option.does} (default ${option.default}; /mcp: ?${option.query}=)`,
+  )
+  .join('\n')}
+  --url URL
+      bridge stdio to a running server's /mcp (for clients that only speak stdio)
 MCP_TOOLSETS and MCP_READ_ONLY apply as on /mcp; the flags can only narrow them. On the embedded
 database, a server already running on the same DATA_DIR is used through its /mcp (bridge).`;
 
@@ -95,6 +103,9 @@ if (target) {
   log(`MCP server ready: bridging stdio to ${url.origin}${url.pathname}${holder}`);
   shutdown = () => bridge.close();
 } else {
+  // A database created here would hold no key, so the session could only fail, later and vaguely;
+  // and a client started from its own working directory would leave it there (issue 29).
+  if (config.embedded) refuseFreshDatabase(config.DATA_DIR);
   // The data directory's lock names this process to any other that tries to open it.
   const services = await startupStep(() => createServices(config, { processName: 'the MCP stdio server (cli/mcp.ts)' }));
   let worker: Worker | null = null;
@@ -117,6 +128,22 @@ if (target) {
     await worker?.stop();
     await services.database.close();
   };
+}
+
+/**
+ * The stdio server never creates the embedded database: only `npm start` (which seeds the demo key)
+ * or `npm run migrate` does. A missing one almost always means DATA_DIR was left out of a client's
+ * config, so the relative default met the client's working directory.
+ */
+function refuseFreshDatabase(dataDir: string): void {
+  // 'memory' is a throwaway database asked for on purpose.
+  if (dataDir === 'memory' || embeddedDatabaseExists(dataDir)) return;
+  const where = resolve(dataDir);
+  const relative = isAbsolute(dataDir) ? '' : ` (DATA_DIR ${JSON.stringify(dataDir)} taken from the working directory ${process.cwd()})`;
+  fail(
+    `No embedded database at ${where}${relative}, and the MCP stdio server does not create one: a new database has no key to act as. ` +
+      "Set DATA_DIR in the MCP client's config to the absolute path of your checkout's .data directory (created by the first npm start), or pass --url to use a running server.",
+  );
 }
 
 let closing = false;

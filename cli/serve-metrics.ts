@@ -1,12 +1,17 @@
 import type { Server } from 'node:http';
 import type { Services } from '../domain/context.ts';
-import { createMetrics, type Metrics } from '../ops/metrics.ts';
+import type { Metrics } from '../ops/metrics.ts';
 import { METRICS_PATH, startMetricsServer } from '../ops/metrics-server.ts';
 import { startupStep } from './load-config.ts';
 import { localUrl } from './local-url.ts';
 
 /** The process's metrics when METRICS_PORT is set; null otherwise, and then nothing is counted. */
-export const metricsFor = (services: Services): Metrics | null => (services.config.METRICS_PORT === undefined ? null : createMetrics(services));
+export async function metricsFor(services: Services): Promise<Metrics | null> {
+  if (services.config.METRICS_PORT === undefined) return null;
+  // prom-client loads only when metrics are on.
+  const { createMetrics } = await import('../ops/metrics.ts');
+  return createMetrics(services);
+}
 
 /**
  * Serves the metrics on METRICS_HOST:METRICS_PORT and logs where (the bound port too, for

@@ -14,7 +14,7 @@ if (config.embedded) {
 const services = await startupStep(() =>
   createServices(config, { migrate: false, processName: 'npm run worker', stdoutIsTerminal: process.stdout.isTTY === true }),
 );
-const metrics = metricsFor(services);
+const metrics = await metricsFor(services);
 const metricsServer = metrics ? await serveMetrics(services, metrics) : null;
 const worker = startWorker(services, { onOutcomes: metrics?.onDeliveries });
 const operations = startOperationRunner(services, { onFinished: metrics?.onOperationFinished });

@@ -78,3 +78,17 @@ export const EVENTS_TAG = {
   description:
     'Webhook event deliveries: what the service POSTs to each webhook_url subscribed to the event type, signed with X-Service-Signature (verify it before trusting the body).',
 } as const;
+
+/** Groups that are plumbing, not what the service is for: left out of the one-paragraph summary. */
+const NOT_THE_POINT: ReadonlySet<Group> = new Set(['platform', 'discovery', 'operations']);
+
+/**
+ * What the service is, in one paragraph, from the groups it serves: the opening of llms.txt and of
+ * the OpenAPI description (issue 29: both described only companies and webhooks, not the books).
+ */
+export function serviceSummary(operations: readonly DescribedOperation[]): string {
+  const areas = groupsInUse(operations)
+    .filter((group) => !NOT_THE_POINT.has(group))
+    .map((group) => `**${groupInfo(group).title}**: ${groupInfo(group).description.replace(/\.$/, '')}`);
+  return `A multi-company bookkeeping service for Swedish companies (BAS accounts; amounts are whole öre as integers, 12500 = 125,00 kr). ${areas.join('. ')}.`;
+}

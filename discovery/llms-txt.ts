@@ -1,4 +1,5 @@
-import { groupInfo, groupsInUse, EVENTS_TAG } from './groups.ts';
+import { groupInfo, groupsInUse, EVENTS_TAG, serviceSummary } from './groups.ts';
+import { DISCOVERY_TOOLS, MCP_OPTIONS, mcpOptionLines } from '../registry/mcp-options.ts';
 import { ERRORS_DOC, EVENTS_DOC, INDEX_DOC, groupDocFile } from './reference-docs.ts';
 import { DISCOVERY_PATHS } from './discovery-paths.ts';
 import { VAT_BOXES_DOC } from './vat-boxes-doc.ts';
@@ -19,8 +20,8 @@ export function renderLlmsTxt(operations: readonly DescribedOperation[], skills:
   const lines = [
     '# Accounting Service API',
     '',
-    '> A multi-company bookkeeping service with a JSON REST API: companies, webhook subscriptions and signed event deliveries. ' +
-      'Authenticate with `Authorization: Bearer <API_KEY>`; company-scoped calls need a company id from `GET /api/v1/companies`.',
+    `> ${serviceSummary(operations).replace(/\*\*/g, '')} ` +
+      `Reach it over the JSON REST API or the MCP server. Authenticate with \`Authorization: Bearer <API_KEY>\`; company-scoped calls need a company id from \`GET ${API_PREFIX}/companies\`.`,
     '',
     `- Canonical API base URL: ${url(API_PREFIX)}`,
     `- MCP server (Streamable HTTP, same bearer API key): ${url(DISCOVERY_PATHS.mcp)}`,
@@ -32,6 +33,14 @@ export function renderLlmsTxt(operations: readonly DescribedOperation[], skills:
     `- [OpenAPI 3.1 description](${url(DISCOVERY_PATHS.openapi)}): every operation with its schemas, scope, risk, idempotency and worked examples`,
     `- [Interactive API reference](${url(DISCOVERY_PATHS.docsPage)}): the same description rendered for people`,
     `- [Capability records](${url(DISCOVERY_PATHS.capabilities)}): one record per operation; look one up at ${url(DISCOVERY_PATHS.capabilities)}/{capabilityId}`,
+    '',
+    '## MCP',
+    '',
+    `Connect to ${url(DISCOVERY_PATHS.mcp)} with the same bearer key. With every operation as a tool the list is large; ` +
+      `\`${url(DISCOVERY_PATHS.mcp)}?${MCP_OPTIONS.mode.query}=discover\` offers three tools instead (${Object.values(DISCOVERY_TOOLS).join(', ')}). ` +
+      'Query options (the stdio server `node_modules/.bin/tsx cli/mcp.ts` takes the same as flags):',
+    '',
+    ...mcpOptionLines(),
     '',
     '## Docs',
     '',

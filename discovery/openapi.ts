@@ -16,7 +16,7 @@ import { IDEMPOTENCY_KEY_CHARS, IDEMPOTENCY_KEY_MAX } from '../pipeline/invoke.t
 import { ResponseMeta } from '../http/envelope.ts';
 import { SIGNATURE_HEADER } from '../domain/webhooks/signature-header.ts';
 import { errorExample, eventExample, requestBodyExample, responseExample } from './examples.ts';
-import { EVENTS_TAG, groupInfo, groupsInUse } from './groups.ts';
+import { EVENTS_TAG, groupInfo, groupsInUse, serviceSummary } from './groups.ts';
 import { objectProperties, toJsonSchema, type JsonSchema, type SchemaIo } from './json-schema.ts';
 import { API_PREFIX, isPublic, isWrite, requestContentType, requiredScopes, responseMediaTypes, type DescribedOperation } from './operation-traits.ts';
 import { once } from '../domain/kernel/once.ts';
@@ -114,7 +114,7 @@ export function buildOpenApiDocument(operations: readonly DescribedOperation[], 
       title: 'Accounting Service API',
       version: API_VERSION,
       summary: 'Multi-company bookkeeping: companies, webhooks and their signed event deliveries.',
-      description: INFO_DESCRIPTION,
+      description: `${serviceSummary(operations)}\n\n${INFO_DESCRIPTION}`,
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     servers: [{ url: `${options.publicBaseUrl}${API_PREFIX}`, description: 'Canonical base URL (PUBLIC_BASE_URL)' }],
@@ -189,7 +189,7 @@ const namedSchemas = once((): NamedSchema[] => {
 });
 
 const INFO_DESCRIPTION = [
-  'A multi-company bookkeeping service. Authenticate with `Authorization: Bearer <API_KEY>`; a `test` key reaches sandbox companies only, a `live` key live ones.',
+  'Authenticate with `Authorization: Bearer <API_KEY>`; a `test` key reaches sandbox companies only, a `live` key live ones.',
   '',
   'Every JSON success body is `{ data, meta }`: `meta.request_id`, `meta.api_version`, `meta.pagination` (`next_cursor`, `has_more`) on cursor lists and `meta.audit` on writes. Deletes answer a bare 204.',
   'Every failure is `{ error: { code, message, status, request_id, recovery_hint, docs_url, valid_alternatives } }` (see the Error schema); `recovery_hint` says what to do next.',

@@ -10,6 +10,7 @@ import { groupInfo, groupsInUse } from './groups.ts';
 import { describeType, objectProperties, resolveRef, toJsonSchema } from './json-schema.ts';
 import { DISCOVERY_PATHS } from './discovery-paths.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
+import { DISCOVERY_TOOLS, MCP_OPTIONS, mcpOptionLines } from '../registry/mcp-options.ts';
 import { fullPath, isPaginated, isPublic, isTenantScoped, requiredScope, takesIdempotencyKey, type DescribedOperation } from './operation-traits.ts';
 
 /**
@@ -37,12 +38,42 @@ const SIGNATURE_GUIDE_GROUPS: ReadonlySet<Group> = new Set(['webhooks']);
 export const skillNameOf = (group: Group): string => `${SKILL_NAME_PREFIX}${group.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
 
 export function buildSkills(operations: readonly DescribedOperation[], publicBaseUrl: string): Skill[] {
-  return groupsInUse(operations).map((group) => {
+  const groups = groupsInUse(operations).map((group) => {
     const ops = operations.filter((op) => op.group === group);
     const name = skillNameOf(group);
     const description = skillDescription(group, ops);
     return { name, description, files: new Map([[SKILL_FILE, renderSkill(name, description, group, ops, publicBaseUrl)]]) };
   });
+  return [...groups, mcpSkill(publicBaseUrl)];
+}
+
+/** The skill an agent reads before connecting over MCP: the endpoint and the options it takes. */
+export const MCP_SKILL_NAME = `${SKILL_NAME_PREFIX}mcp`;
+
+function mcpSkill(base: string): Skill {
+  const endpoint = `${base}${DISCOVERY_PATHS.mcp}`;
+  const tools = Object.values(DISCOVERY_TOOLS);
+  const description =
+    `Connecting an agent to the Accounting Service over MCP (${endpoint}, or the stdio server): discovery mode ` +
+    `(?${MCP_OPTIONS.mode.query}=discover: ${tools.join(', ')} — a few hundred tokens instead of the whole tool list), toolsets, ` +
+    'read-only mode and tool-name variants. Use before connecting, or when the tool list is too large for the context.';
+  const text = [
+    `---\nname: ${MCP_SKILL_NAME}\ndescription: ${JSON.stringify(description)}\n---`,
+    '# Connecting over MCP: Accounting Service API',
+    `- Streamable HTTP: \`POST ${endpoint}\` with \`Authorization: Bearer <API_KEY>\` (stateless; JSON answers).`,
+    '- stdio: `API_KEY=sk_… node_modules/.bin/tsx cli/mcp.ts` from a checkout, with the flags below.',
+    '## Options',
+    'Query parameters on the endpoint (flags on the stdio server); anything else is refused, naming these:',
+    mcpOptionLines().join('\n'),
+    '## Discovery mode, step by step',
+    [
+      `1. \`${DISCOVERY_TOOLS.search}\` {"query": "journal entries"} → names, summaries and risk, best first.`,
+      `2. \`${DISCOVERY_TOOLS.describe}\` {"name": "<a name from step 1>"} → its arguments, an example, the scope it needs.`,
+      `3. \`${DISCOVERY_TOOLS.invoke}\` {"name": "<name>", "arguments": {…}} → exactly what the operation's own tool returns.`,
+      'Start with `companies.list` for company ids; never guess ids. A failed call returns `code`, `recovery_hint` and `valid_alternatives`: follow the hint.',
+    ].join('\n'),
+  ].join('\n\n');
+  return { name: MCP_SKILL_NAME, description, files: new Map([[SKILL_FILE, `${text}\n`]]) };
 }
 
 function skillDescription(group: Group, ops: readonly DescribedOperation[]): string {

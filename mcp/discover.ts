@@ -1,6 +1,7 @@
 import type { CallToolResult, ListToolsResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { DomainError } from '../domain/kernel/errors.ts';
 import { GROUPS } from '../registry/define-operation.ts';
+import { DISCOVERY_TOOLS } from '../registry/mcp-options.ts';
 import type { ToolSurface } from './build-server.ts';
 import { callTool } from './call-tool.ts';
 import { closest, toolError, unknownTool } from './map-error.ts';
@@ -16,9 +17,9 @@ import { argumentValidator } from './validate-arguments.ts';
  * `invoke_operation` runs it through exactly the code path of its own tool (same validation,
  * pipeline, scopes, errors and result). Stateless, so it works over Streamable HTTP as over stdio.
  */
-export const SEARCH_TOOL = 'search_operations';
-export const DESCRIBE_TOOL = 'describe_operation';
-export const INVOKE_TOOL = 'invoke_operation';
+export const SEARCH_TOOL = DISCOVERY_TOOLS.search;
+export const DESCRIBE_TOOL = DISCOVERY_TOOLS.describe;
+export const INVOKE_TOOL = DISCOVERY_TOOLS.invoke;
 
 const SEARCH_LIMIT = { default: 10, max: 50 } as const;
 
@@ -122,7 +123,7 @@ export function discoveryTools(index: ToolIndex, selection: Selection, scopes: r
           return toolError(error as DomainError, caller.requestId, caller.services.config.PUBLIC_BASE_URL);
         }
         const entry = resolve(String(args.name));
-        if (!entry) return toolError(unknownOperation(String(args.name), callable), caller.requestId, caller.services.config.PUBLIC_BASE_URL);
+        if (!entry) return unknownOperationResult(String(args.name), callable, caller.requestId, caller.services.config.PUBLIC_BASE_URL);
         return callTool(entry, (args.arguments as Record<string, unknown> | undefined) ?? {}, caller);
       }
       // Search and describe run no operation, but each costs a key lookup: count them like a list.
@@ -133,9 +134,11 @@ export function discoveryTools(index: ToolIndex, selection: Selection, scopes: r
         const visible = [...callable.values()].filter((e) => index.visible(e, scopes));
         if (name === SEARCH_TOOL) return structured(search(visible, args));
         const entry = resolve(String(args.name));
-        if (!entry) throw unknownOperation(String(args.name), callable);
+        if (!entry) throw new UnknownOperation(String(args.name));
         return structured(describe(entry, index.glossary));
       } catch (error) {
+        if (error instanceof UnknownOperation)
+          return unknownOperationResult(error.operation, callable, caller.requestId, caller.services.config.PUBLIC_BASE_URL);
         if (error instanceof DomainError) return toolError(error, caller.requestId, caller.services.config.PUBLIC_BASE_URL);
         throw error;
       }
@@ -145,11 +148,25 @@ export function discoveryTools(index: ToolIndex, selection: Selection, scopes: r
 
 const structured = (data: Record<string, unknown>): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data });
 
-function unknownOperation(name: string, callable: ReadonlyMap<string, ToolEntry>): DomainError {
-  return new DomainError('NOT_FOUND', {
-    message: `No operation named ${name} on this connection (toolsets and read-only mode apply). Find one with ${SEARCH_TOOL}.`,
+/** describe_operation's way out of its try block with a name nothing on this connection has. */
+class UnknownOperation extends Error {
+  constructor(readonly operation: string) {
+    super(operation);
+  }
+}
+
+/**
+ * An unknown operation name is a wrong name, not a wrong id: the catalogue's NOT_FOUND hint
+ * ("list the parent collection to find ids") would send the agent the wrong way, so the hint
+ * points to search_operations, with the closest names as alternatives.
+ */
+function unknownOperationResult(name: string, callable: ReadonlyMap<string, ToolEntry>, requestId: string, publicBaseUrl: string): CallToolResult {
+  const error = new DomainError('NOT_FOUND', {
+    message: `No operation named ${name} on this connection (toolsets and read-only mode apply).`,
     validAlternatives: closest(name, [...callable.keys()]),
   });
+  const hint = `Call ${SEARCH_TOOL} with words from the task (e.g. {"query":"journal entries"}) and use a name it returns; valid_alternatives has the closest names.`;
+  return toolError(error, requestId, publicBaseUrl, undefined, hint);
 }
 
 const words = (text: string): string[] =>
@@ -206,7 +223,7 @@ function describe(entry: ToolEntry, glossary: Glossary): Record<string, unknown>
     annotations: entry.tool.annotations,
     input_schema: { ...schema, properties },
     example_arguments: exampleArguments(entry),
-    ...(entry.tool.outputSchema && { output_schema: entry.tool.outputSchema }),
+    ...(entry.fullOutputSchema && { output_schema: entry.fullOutputSchema }),
   };
 }
 

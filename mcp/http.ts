@@ -23,6 +23,7 @@ import { hostPolicy } from './dns-rebinding.ts';
 import { answerToolCall, loneToolCall, soleToolCall } from './direct-call.ts';
 import { readMcpPost, SharedJsonTransport, type PostError } from './json-transport.ts';
 import { ToolIndex, type ToolEntry } from './tools.ts';
+import { MCP_OPTIONS, MCP_QUERY_PARAMETERS, type McpOptionName } from '../registry/mcp-options.ts';
 import { configuredToolsets, resolveSelection, selectionKey, type Selection } from './toolsets.ts';
 
 export { MCP_PATH };
@@ -79,8 +80,8 @@ function companyOf(call: { entry: ToolEntry; args: unknown } | null): string | n
  * `/mcp`, Streamable HTTP in stateless JSON mode on the API's own Hono server. Order: Host/Origin
  * (403) → method (405: no GET stream, no DELETE session when stateless) → bearer key (401, as
  * REST; its admission also counts the request and, for a lone tools/call, answers tenancy) →
- * toolset selection (400) → the transport's own checks → one shared Server. The Server, the tool
- * index and the validator are built once here and reused by every request.
+ * toolset selection (400) → the transport's own checks → one shared Server. The Server and the
+ * validator are built once here, the tool index on the first request, and reused by every request.
  */
 export interface McpRouteOptions {
   /** Prompts and resources (skills, event catalogue, OpenAPI), assembled by the entry point. */
@@ -92,7 +93,13 @@ export interface McpRouteOptions {
 export const mcpRoutes =
   (options: McpRouteOptions = {}): RouteModule =>
   (app, services) => {
-    const index = new ToolIndex(registry.operations); // compiles both variants now: a bad name fails start-up
+    // Compiled on the first MCP request, not at start-up: turning every operation's zod schemas into
+    // JSON Schema is the largest single cost of a start (a bad tool name still fails every MCP test).
+    let compiled: ToolIndex | undefined;
+    const toolIndex = (): ToolIndex => {
+      compiled ??= new ToolIndex(registry.operations);
+      return compiled;
+    };
     configuredToolsets(services.config); // likewise a bad MCP_TOOLSETS
     const policy = hostPolicy(services.config);
     const transport = new SharedJsonTransport();
@@ -109,11 +116,12 @@ export const mcpRoutes =
     // A request's mode and selection from its query, resolved once per distinct query (or the error it is).
     type Chosen = { mode: Mode; selection: Selection };
     const choices = new Map<string, Chosen | DomainError>();
-    const choose = (query: { mode?: string; toolsets?: string; readOnly?: string; variant?: string }): Chosen | DomainError => {
-      const key = `${query.mode}|${query.toolsets}|${query.readOnly}|${query.variant}`;
+    const choose = (raw: Record<string, string>): Chosen | DomainError => {
+      const key = new URLSearchParams(raw).toString();
       let found = choices.get(key);
       if (!found) {
         try {
+          const query = readOptions(raw);
           found = { selection: resolveSelection(services.config, query), mode: resolveMode(query.mode, HTTP_MODES) };
         } catch (error) {
           if (!(error instanceof DomainError)) throw error;
@@ -130,7 +138,7 @@ export const mcpRoutes =
       const key = `${mode}|${selectionKey(selection)}|${scopes.join(',')}`;
       let found = connections.get(key);
       if (!found) {
-        found = connection(index, { mode, selection, scopes, content: options.content });
+        found = connection(toolIndex(), { mode, selection, scopes, content: options.content });
         if (connections.size >= MAX_CONNECTIONS) connections.clear();
         connections.set(key, found);
       }
@@ -197,13 +205,8 @@ export const mcpRoutes =
 
       // Read before admitting, so a lone tools/call's company is admitted in the same round trip;
       // any problem with the body is answered only once the key is known to be good.
-      const chosen = choose({
-        mode: c.req.query('mode'),
-        toolsets: c.req.query('toolsets'),
-        readOnly: c.req.query('read_only'),
-        variant: c.req.query('variant'),
-      });
-      const tools = chosen instanceof DomainError || chosen.mode !== 'tools' ? null : index.tools(chosen.selection);
+      const chosen = choose(c.req.query());
+      const tools = chosen instanceof DomainError || chosen.mode !== 'tools' ? null : toolIndex().tools(chosen.selection);
       const post = await readMcpPost(c.req.raw, MAX_BODY_BYTES);
       const call = post.ok ? operationToolCall(post.messages, tools) : null;
       if (call) c.set('operationLabel', call.entry.op.id);
@@ -250,6 +253,23 @@ export const mcpRoutes =
       return body === null ? respond(202, null) : respond(200, body);
     });
   };
+
+/**
+ * The connection options from `/mcp`'s query, named as MCP_OPTIONS declares them; a parameter it
+ * does not declare is refused (strict at the edge), naming the ones it does.
+ */
+function readOptions(query: Record<string, string>): Partial<Record<McpOptionName, string>> {
+  const unknown = Object.keys(query).filter((name) => !MCP_QUERY_PARAMETERS.includes(name));
+  if (unknown.length > 0) {
+    throw new DomainError('VALIDATION_ERROR', {
+      message: `Unknown query parameter(s) ${unknown.join(', ')}; /mcp takes ${MCP_QUERY_PARAMETERS.join(', ')}.`,
+      details: unknown.map((name) => ({ path: `query.${name}`, message: `Unknown query parameter; accepted: ${MCP_QUERY_PARAMETERS.join(', ')}.` })),
+      validAlternatives: [...MCP_QUERY_PARAMETERS],
+    });
+  }
+  const options = Object.entries(MCP_OPTIONS) as [McpOptionName, { query: string }][];
+  return Object.fromEntries(options.map(([name, option]) => [name, query[option.query]]));
+}
 
 /** `/mcp` with no prompts or resources (tests of the tool surface); the server's own assembly is in cli/build-app.ts. */
 export const mountMcp: RouteModule = mcpRoutes();

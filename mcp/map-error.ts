@@ -12,10 +12,17 @@ import { unexpectedError } from '../pipeline/unexpected-error.ts';
  * the client, not the model. The body is text only: structuredContent must match the tool's output
  * schema, which describes success data.
  */
-export function toolError(error: DomainError, requestId: string, publicBaseUrl: string, speak: (text: string) => string = (text) => text): CallToolResult {
+export function toolError(
+  error: DomainError,
+  requestId: string,
+  publicBaseUrl: string,
+  speak: (text: string) => string = (text) => text,
+  /** Replaces the catalogue's hint where the surface knows better (an unknown operation name is not an unknown id). */
+  recoveryHint?: string,
+): CallToolResult {
   const body = errorBody(error, requestId, publicBaseUrl, 'mcp');
   body.error.message = speak(body.error.message);
-  body.error.recovery_hint = speak(body.error.recovery_hint);
+  body.error.recovery_hint = speak(recoveryHint ?? body.error.recovery_hint);
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
 

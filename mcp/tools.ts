@@ -7,6 +7,7 @@ import { argumentName, FILE_CONTENT_ARG, FILE_NAME_ARG, type ArgumentTarget } fr
 import { boilerplateSentences, toolDescription } from './descriptions.ts';
 import { assignNames, VARIANTS, type Variant } from './naming.ts';
 import { isObjectSchema, toJsonSchema, type JsonSchema } from './schema.ts';
+import { shareShapes } from './shared-shapes.ts';
 import { selectionKey, type Selection } from './toolsets.ts';
 import { argumentValidator, type ArgumentValidator } from './validate-arguments.ts';
 
@@ -46,6 +47,8 @@ export interface ToolEntry {
   scopes: readonly Scope[];
   /** structuredContent is sent only when an output schema was declared (clients validate it). */
   structured: boolean;
+  /** The output schema in full: the listed one names shapes another tool spells out (describe_operation shows this). */
+  fullOutputSchema?: Tool['outputSchema'];
   /** A cursor list: structuredContent also carries next_cursor. */
   paginated: boolean;
   /** For a 202 operation: the tool that follows the queued work up (pollWith, else getOperation). */
@@ -301,6 +304,14 @@ function compileAll(operations: readonly Operation[], variant: Variant): Compile
   const glossary = sharedArguments(shapes);
   const boilerplate = boilerplateSentences(ops);
   const entries = ops.map((op, i) => compileTool(op, names.get(op.id) as string, shapes[i] as InputShape, glossary, boilerplate, names));
+  const shared = shareShapes(
+    entries.map((e) => ({ name: e.name, group: e.op.group, readOnly: e.readOnly, scopes: e.scopes, output: e.tool.outputSchema as JsonSchema | undefined })),
+  );
+  entries.forEach((entry, i) => {
+    if (!entry.tool.outputSchema) return;
+    entry.fullOutputSchema = entry.tool.outputSchema;
+    entry.tool = { ...entry.tool, outputSchema: shared[i] as Tool['outputSchema'] };
+  });
   const byId = new Map(entries.map((e) => [e.op.id, e]));
   for (const entry of entries) {
     if (entry.op.status !== 202) continue;
@@ -337,6 +348,11 @@ export class ToolIndex {
     this.compiled = Object.fromEntries(VARIANTS.map((v) => [v, all[v].entries])) as Record<Variant, ToolEntry[]>;
     this.glossary = all.namespaced.glossary;
     this.relevantScopes = new Set(this.compiled.namespaced.flatMap((e) => e.scopes));
+  }
+
+  /** Prose in a variant's words: operation ids become its tool names. */
+  speak(variant: Variant, text: string): string {
+    return this.compiled[variant][0]?.speak(text) ?? text;
   }
 
   /** Every tool of a variant, whatever the selection (discovery mode filters itself). */

@@ -3,6 +3,7 @@ import { ConfigError, type Config } from '../domain/kernel/config.ts';
 import { DomainError, type ErrorDetail } from '../domain/kernel/errors.ts';
 import { FLAG_VALUES, parseFlag } from '../domain/kernel/flags.ts';
 import { DEFAULT_VARIANT, VARIANTS, type Variant } from './naming.ts';
+import { ALL_TOOLSETS } from '../registry/mcp-options.ts';
 
 /**
  * Which tools one connection sees, as GitHub's MCP server does it: toolsets are registry groups,
@@ -23,7 +24,7 @@ export interface SelectionRequest {
   variant?: string | undefined;
 }
 
-const ALL = 'all';
+const ALL = ALL_TOOLSETS;
 
 const split = (list: string): string[] =>
   list

@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { DomainError, type ErrorDetail } from '../domain/kernel/errors.ts';
 import { FLAG_VALUES } from '../domain/kernel/flags.ts';
+import { joinDetails, wrongTypeMessage } from '../domain/kernel/value-forms.ts';
 import { snakeCase } from './arguments.ts';
 import type { JsonSchema } from './schema.ts';
 
@@ -9,7 +10,8 @@ import type { JsonSchema } from './schema.ts';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 // One instance for every tool: compiling is the cost, and each tool compiles once (on first call).
-const AJV = addFormats(new Ajv({ allErrors: true, strict: false, validateSchema: false }));
+// `verbose`: an error carries its schema, whose description (e.g. "whole öre") the message repeats.
+const AJV = addFormats(new Ajv({ allErrors: true, strict: false, validateSchema: false, verbose: true }));
 
 export type ArgumentValidator = (args: Record<string, unknown>) => void;
 
@@ -40,10 +42,10 @@ export function argumentValidator(toolName: string, schema: JsonSchema): Argumen
     }
     const namesWrong = (compiled.errors ?? []).some((e) => e.instancePath === '' && (e.keyword === 'required' || e.keyword === 'additionalProperties'));
     if (namesWrong) alternatives = properties;
-    const problems = details.map((d) => `${d.path}: ${d.message}`).join('; ');
+    const problems = joinDetails(details);
     const takes = properties.length === 0 ? 'This tool takes no arguments.' : `This tool takes: ${expected.join(', ')}.`;
     throw new DomainError('VALIDATION_ERROR', {
-      message: `Invalid arguments for ${toolName}: ${problems}.${namesWrong ? ` ${takes}` : ''}`,
+      message: `Invalid arguments for ${toolName}: ${problems}${namesWrong ? ` ${takes}` : ''}`,
       details,
       validAlternatives: alternatives,
     });
@@ -67,5 +69,12 @@ function toDetail(error: ErrorObject, properties: readonly string[]): ErrorDetai
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
     .join('.');
   const message = error.keyword === 'additionalProperties' ? `unknown field ${String(error.params.additionalProperty)}` : (error.message ?? 'is invalid');
-  return { path: path || '(arguments)', message: `${message.charAt(0).toUpperCase()}${message.slice(1)}.` };
+  const text = error.keyword === 'type' ? typeMessage(error) : `${message.charAt(0).toUpperCase()}${message.slice(1)}.`;
+  return { path: path || '(arguments)', message: text };
+}
+
+/** A wrong type: the form wanted, the form sent, then what the field is (its schema description, e.g. whole öre). */
+function typeMessage(error: ErrorObject): string {
+  const about = (error.parentSchema as { description?: unknown } | undefined)?.description;
+  return wrongTypeMessage(String(error.params.type).split(','), error.data, typeof about === 'string' ? about : undefined);
 }

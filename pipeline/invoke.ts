@@ -18,6 +18,11 @@ import { findUnstorableText } from './storable-text.ts';
 import type { BinaryBody } from '../domain/kernel/binary-body.ts';
 import { JSON_MEDIA_TYPE } from '../registry/media-types.ts';
 import { chooseMediaType } from './negotiate.ts';
+import { joinDetails, wrongTypeMessage } from '../domain/kernel/value-forms.ts';
+
+/** The value at a zod issue's path inside what was sent. */
+const valueAt = (value: unknown, path: readonly PropertyKey[]): unknown =>
+  path.reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<PropertyKey, unknown>)[key] : undefined), value);
 
 /**
  * The one request pipeline every surface (REST, MCP) runs an operation through, so both give the
@@ -426,7 +431,13 @@ function parseInput(op: Operation, raw: Invocation['raw']): { input: ParsedInput
     const explained = new Map<string, string>();
     for (const issue of result.success ? [] : result.error.issues) {
       if (issue.code !== 'unrecognized_keys') {
-        details.push({ path: [part, ...issue.path.map(String)].join('.'), message: issue.message });
+        // In a JSON body, zod's own wording ("Invalid input: expected number, received string") becomes
+        // the form wanted and sent; path and query values are all text, so there it says nothing new.
+        const message =
+          part === 'body' && issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')
+            ? wrongTypeMessage([issue.expected], valueAt(value, issue.path))
+            : issue.message;
+        details.push({ path: [part, ...issue.path.map(String)].join('.'), message });
         // An enum mismatch (e.g. an unknown event_type) tells the caller every accepted value.
         if (issue.code === 'invalid_value') for (const accepted of issue.values) alternatives.add(String(accepted));
       } else if (!issue.message.startsWith('Unrecognized key')) {
@@ -451,7 +462,7 @@ function parseInput(op: Operation, raw: Invocation['raw']): { input: ParsedInput
   };
   if (details.length > 0) {
     throw new DomainError('VALIDATION_ERROR', {
-      message: details.map((d) => `${d.path}: ${d.message}`).join('; '),
+      message: joinDetails(details),
       details,
       ...(alternatives.size > 0 && { validAlternatives: [...alternatives] }),
     });

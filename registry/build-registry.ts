@@ -91,6 +91,7 @@ export function buildRegistry(operations: readonly Operation[]): Registry {
     if (op.method === 'GET' && op.input.body) problems.push(`${op.id}: a GET takes no body`);
     // A public write would be an anonymous change nobody could be held to account for.
     if (isPublic(op) && isWrite(op)) problems.push(`${op.id}: a public operation must not write`);
+    if (new Set(op.emits).size !== (op.emits?.length ?? 0)) problems.push(`${op.id}: emits lists an event twice`);
 
     // Capability records list these surfaces: each must exist, and every operation is served over REST.
     const unbuilt = op.surfaces.filter((surface) => !BUILT_SURFACES.includes(surface));

@@ -5,6 +5,7 @@ import type { Scope } from '../domain/kernel/scopes.ts';
 import type { PaginationMeta } from '../domain/kernel/pagination.ts';
 import type { ErrorCode } from '../domain/kernel/errors.ts';
 import type { BinaryBody } from '../domain/kernel/binary-body.ts';
+import type { EventType } from '../domain/events/types.ts';
 
 export const GROUPS = ['platform', 'companies', 'ledger', 'reports', 'documents', 'operations', 'events', 'payroll', 'tax', 'webhooks', 'discovery'] as const;
 export type Group = (typeof GROUPS)[number];
@@ -139,8 +140,17 @@ export interface OperationDefinition<
   /** Relative to /api/v1, OpenAPI style: `/companies/{companyId}/webhooks`. */
   path: string;
   summary: string;
-  /** One paragraph for agents, reused by OpenAPI, MCP, llms.txt and skills. */
+  /**
+   * One paragraph for agents, reused by OpenAPI, MCP, llms.txt and skills. Without the "Emits …"
+   * sentence: defineOperation appends it from `emits`.
+   */
   description: string;
+  /**
+   * The public events a call emits in its own transaction (those an example may not trigger, such
+   * as webhook.disabled on an update that does not disable, included). Events a queued job emits
+   * later are not the call's. The examples replay holds this list to what the call really emits.
+   */
+  emits?: readonly EventType[];
   /**
    * `scope` is the scope that names the operation's family (tool filtering, OpenAPI); `also` lists
    * further scopes it needs, e.g. payroll writes need payroll:read and companies:write.
@@ -218,7 +228,7 @@ export interface OperationDefinition<
 }
 
 /** The type-erased form the surfaces iterate over. */
-// The handler's input is checked by the runner against the operation's own schemas, so erasing it is safe.
+// The handler's input is checked by the pipeline (pipeline/invoke.ts) against the operation's own schemas, so erasing it is safe.
 export type Operation = Omit<OperationDefinition<AnyObject, AnyObject, z.ZodType, z.ZodType, unknown>, 'prepare' | 'handler' | 'produces'> & {
   prepare?: (ctx: OperationContext, input: { params: unknown; query: unknown; body: unknown }) => Promise<unknown>;
   handler?: (ctx: OperationContext, input: { params: unknown; query: unknown; body: unknown; prepared?: unknown }) => Promise<HandlerResult<unknown>>;
@@ -232,16 +242,36 @@ export interface ErasedRepresentation {
 }
 
 /**
+ * What an operation declares, as types only: never set at run time. It rides on the erased form so
+ * a typed caller (the tests' `callOp`) reads an operation's input and output types off its export.
+ */
+export interface DeclaredTypes<P, Q, B, O> {
+  params: P;
+  query: Q;
+  body: B;
+  output: O;
+}
+export type TypedOperation<P = unknown, Q = unknown, B = unknown, O = unknown> = Operation & { readonly '~declared'?: DeclaredTypes<P, Q, B, O> };
+
+/**
  * Identity helper: keeps each declaration fully typed where it is written. The one thing it adds:
  * an operation that declares `expand` takes the `expand` query parameter, so every surface
  * (REST, OpenAPI, MCP, docs) offers it without knowing about expansions.
  */
 export function defineOperation<P extends AnyObject, Q extends AnyObject, B extends z.ZodType, O extends z.ZodType, R = undefined>(
-  definition: OperationDefinition<P, Q, B, O, R>,
-): Operation {
+  declared: OperationDefinition<P, Q, B, O, R>,
+): TypedOperation<P, Q, B, O> {
+  const definition = declared.emits?.length ? { ...declared, description: `${declared.description} ${emitsSentence(declared.emits)}` } : declared;
   if (!definition.expand) return definition as unknown as Operation;
   const query = (definition.input.query ?? z.object({})).extend({ [EXPAND_PARAM]: expandParameter(definition.expand) });
   return { ...definition, input: { ...definition.input, query } } as unknown as Operation;
+}
+
+/** `Emits a.b.`, `Emits a.b and c.d.`, `Emits a.b, c.d and e.f.`: the sentence every description ends with. */
+export function emitsSentence(events: readonly EventType[]): string {
+  const last = events.at(-1);
+  const rest = events.slice(0, -1);
+  return `Emits ${rest.length > 0 ? `${rest.join(', ')} and ${last}` : last}.`;
 }
 
 /** Errors no handler throws: the pipeline and the transports answer them from traits and requests. */
@@ -252,6 +282,7 @@ export const PIPELINE_ONLY_ERRORS: readonly ErrorCode[] = [
   'IDEMPOTENCY_KEY_REUSED',
   'IDEMPOTENCY_IN_PROGRESS',
   'METHOD_NOT_ALLOWED',
+  'CORS_ORIGIN_NOT_ALLOWED',
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
   'INTERNAL_ERROR',

@@ -152,6 +152,16 @@ export const ERROR_CATALOG: Readonly<Record<ErrorCode, CatalogueEntry>> = {
     validAlternatives: [],
     mcp: 'protocol',
   },
+  CORS_ORIGIN_NOT_ALLOWED: {
+    status: 403,
+    message: 'This origin may not call the API from a browser.',
+    cause:
+      "A browser's CORS preflight came from a page whose origin is not in the server's CORS_ALLOWED_ORIGINS setting (empty by default: no origin is allowed).",
+    recoveryHint:
+      "Ask the server's operator to add the page's exact origin (scheme, host and port) to CORS_ALLOWED_ORIGINS, or call the API from a server, where CORS does not apply.",
+    validAlternatives: [],
+    mcp: 'protocol',
+  },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     message: 'The request body is too large.',

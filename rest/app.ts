@@ -6,6 +6,7 @@ import { mountOperation, toHonoPath } from './mount-operation.ts';
 import { wrappedErrorResponse } from '../http/error-response.ts';
 import { requestId } from '../http/request-id.ts';
 import { accessLog } from './access-log.ts';
+import { corsPreflight, corsResponseHeaders } from '../http/cors.ts';
 import type { AppEnv, RouteModule } from '../http/app-env.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
 import type { RequestMetrics } from '../http/request-metrics.ts';
@@ -25,10 +26,18 @@ export function createApp(services: Services, registry: Registry, modules: reado
   // id and sends it with its frozen header set (the whole chain of an API request is one handler).
   const api = new Hono<AppEnv>({ strict: false });
   for (const op of registry.operations) mountOperation(api, services, op, options.metrics);
+  const allowedOrigins = services.config.CORS_ALLOWED_ORIGINS;
+  // Only with origins allowed: a server without CORS keeps its one-handler request path.
+  if (allowedOrigins.length > 0) app.use(`${API_PREFIX}/*`, corsResponseHeaders(allowedOrigins));
   app.route(API_PREFIX, api);
   // Everything else (modules, 404s, 405s) gets its request id and access log line here.
   app.use('*', requestId);
   app.use('*', accessLog(services.logger, options.metrics));
+  // Preflights are answered with or without allowed origins: a refused one says which setting to change.
+  app.options(
+    `${API_PREFIX}/*`,
+    corsPreflight({ allowedOrigins, allowedMethods: (path) => allowedMethods(path), publicBaseUrl: services.config.PUBLIC_BASE_URL }),
+  );
   for (const mount of modules) mount(app, services);
 
   const allowedMethods = (path: string): string[] => registry.operations.filter((op) => matches(toHonoPath(API_PREFIX + op.path), path)).map((op) => op.method);

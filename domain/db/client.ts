@@ -2,7 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { join } from 'node:path';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import type { SqlDriverAdapterFactory } from '@prisma/client/runtime/client';
 import { basename } from 'node:path';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
@@ -126,6 +126,12 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
   };
 }
 
+/** Where the embedded database of a data directory lives (PGlite's own PostgreSQL data directory). */
+export const embeddedDatabaseDir = (dataDir: string): string => join(dataDir, 'pglite');
+
+/** Whether a data directory already holds an embedded database: PostgreSQL writes PG_VERSION when it creates one. */
+export const embeddedDatabaseExists = (dataDir: string): boolean => existsSync(join(embeddedDatabaseDir(dataDir), 'PG_VERSION'));
+
 async function openPglite(dataDir: string, processName: string, onStatement: StatementListener | undefined): Promise<Database> {
   let pglite: PGlite;
   let lock: DataDirLock | undefined;
@@ -134,7 +140,7 @@ async function openPglite(dataDir: string, processName: string, onStatement: Sta
   if (dataDir === 'memory') {
     pglite = new PGlite(options);
   } else {
-    const dir = join(dataDir, 'pglite');
+    const dir = embeddedDatabaseDir(dataDir);
     mkdirSync(dir, { recursive: true });
     // Before PGlite touches the files: a second process must never open them (DataDirLockedError).
     lock = lockDataDir(dataDir, processName);

@@ -1,12 +1,24 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 
-/** Prisma's folder format: prisma/migrations/<timestamp>_<name>/migration.sql. */
-export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'prisma', 'migrations');
+/**
+ * Prisma's folder format: prisma/migrations/<timestamp>_<name>/migration.sql. Found by walking up
+ * from this module, so the same code finds it from the sources (domain/db/) and from the compiled
+ * bundle `npm start` runs (.build/).
+ */
+export const MIGRATIONS_DIR = findUp(dirname(fileURLToPath(import.meta.url)), join('prisma', 'migrations'));
+
+function findUp(start: string, relative: string): string {
+  for (let dir = start; ; dir = dirname(dir)) {
+    const candidate = join(dir, relative);
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) throw new Error(`${relative} not found above ${start}`);
+  }
+}
 
 // Any constant works; it keeps two processes starting at once from migrating concurrently.
 const MIGRATION_LOCK_ID = 72_410_331;

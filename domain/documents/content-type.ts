@@ -1,5 +1,3 @@
-import { fileTypeFromBuffer } from 'file-type';
-
 /**
  * What a document may be, decided by its bytes — magic numbers through file-type, which is
  * maintained against real files — never by the file name or the client's Content-Type.
@@ -32,6 +30,8 @@ const isAllowed = (mime: string): mime is DocumentContentType => (DOCUMENT_CONTE
 
 /** The document's type from its content, or null when it is none of the allowed ones. */
 export async function detectDocumentType(bytes: Uint8Array): Promise<DetectedType | null> {
+  // Loaded on the first upload, not at start-up.
+  const { fileTypeFromBuffer } = await import('file-type');
   const found = await fileTypeFromBuffer(bytes);
   // file-type knows XML only by its declaration, and calls an SVG with one XML too: our own check decides.
   if (!found || found.mime === 'application/xml') return looksLikeXmlDocument(bytes) ? typed('application/xml') : null;

@@ -5,6 +5,7 @@ import { Agi, SalaryRun } from '../payroll/schemas.ts';
 import { VatReturn } from '../tax/schemas.ts';
 import { Operation } from '../operations/schemas.ts';
 import { operationExample } from '../operations/examples.ts';
+import { sieImportKind } from '../operations/kinds/sie-import.ts';
 import { agiExample, salaryRunExample } from '../payroll/examples.ts';
 import { submittedVatReturnExample, vatReturnExample } from '../tax/examples.ts';
 import { COMPANY_ID, FISCAL_YEAR_ID, accountExample, journalEntryExample, periodExample } from '../ledger/examples.ts';
@@ -213,7 +214,7 @@ const CATALOG = {
   'operation.succeeded': entry(OPERATIONS, 'An asynchronous operation finished successfully.', OperationObject, operationExample),
   'operation.failed': entry(OPERATIONS, 'An asynchronous operation failed; see its error.', OperationObject, {
     ...operationExample,
-    kind: 'sie_import',
+    kind: sieImportKind.kind,
     status: 'failed',
     result: null,
     progress: 40,

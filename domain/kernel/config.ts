@@ -38,6 +38,39 @@ const optionalPort = optionalString.pipe(
     .optional(),
 );
 
+/**
+ * Browser origins allowed to call /api/v1 across origins (CORS), comma-separated; each an exact
+ * origin (`https://app.example.com`, `http://localhost:5173`): scheme, host and port, no path.
+ * `*` is refused: a bearer-key API is opened to named front ends, never to every page on the web.
+ */
+const CORS_ORIGINS_HINT = 'list exact origins such as https://app.example.com, comma-separated (no path, no *)';
+const corsOrigins = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    const origins: string[] = [];
+    for (const item of (value ?? '').split(',').map((part) => part.trim())) {
+      if (item === '') continue;
+      const origin = originOf(item);
+      if (origin === undefined) {
+        ctx.addIssue({ code: 'custom', message: `${JSON.stringify(item)} is not an origin: ${CORS_ORIGINS_HINT}` });
+        return z.NEVER;
+      }
+      if (!origins.includes(origin)) origins.push(origin);
+    }
+    return origins as readonly string[];
+  });
+
+/** The origin an entry names when it is exactly one (`http(s)://host[:port]`, maybe with a trailing slash). */
+function originOf(text: string): string | undefined {
+  if (!/^https?:\/\/[^/?#*]+\/?$/i.test(text)) return undefined;
+  try {
+    return new URL(text).origin;
+  } catch {
+    return undefined;
+  }
+}
+
 export const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('127.0.0.1'),
@@ -77,6 +110,8 @@ export const ConfigSchema = z.object({
   MCP_ALLOWED_HOSTS: optionalString,
   /** MCP: Origin values accepted on /mcp besides PUBLIC_BASE_URL's origin. */
   MCP_ALLOWED_ORIGINS: optionalString,
+  /** Browser origins allowed to call /api/v1 across origins; none by default (no CORS headers at all). */
+  CORS_ALLOWED_ORIGINS: corsOrigins,
   /** Prometheus metrics on their own port (never the API's); unset, no metrics server and nothing counted. */
   METRICS_PORT: optionalPort,
   /** Interface of the metrics server; loopback unless an operator opens it on purpose. */

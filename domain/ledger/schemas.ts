@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { wrongTypeMessage } from '../kernel/value-forms.ts';
 
 /**
  * The public shapes of the books: what the API returns, what event payloads carry (DESIGN.md §14:
@@ -43,8 +44,11 @@ export const VAT_CODES = [
 export type VatCodeValue = (typeof VAT_CODES)[number];
 export const VatCode = z.enum(VAT_CODES).describe("For the VAT return's boxes.");
 
+/** What an amount is, said once: the schema's description and every wrong-type error repeat it. */
+export const ORE_NOTE = 'Whole öre, an integer: 12500 = 125,00 kr.';
+const oreTypeError = (issue: { input?: unknown }): string => wrongTypeMessage(['integer'], issue.input, ORE_NOTE);
 /** Öre as a JSON integer: never a float, never beyond what JSON numbers carry exactly. */
-export const Ore = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).describe('Amount in öre (1 SEK = 100 öre).');
+export const Ore = z.number({ error: oreTypeError }).int({ error: oreTypeError }).min(0).max(Number.MAX_SAFE_INTEGER).describe(ORE_NOTE);
 
 const IsoDate = z.iso.date();
 const Timestamp = z.iso.datetime();

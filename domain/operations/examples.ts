@@ -1,13 +1,14 @@
 import type { z } from 'zod';
 import type { Operation } from './schemas.ts';
 import { COMPANY_ID } from '../ledger/examples.ts';
+import { closeFiscalYearKind } from './kinds/close-fiscal-year.ts';
 
 export const OPERATION_ID = '0e4d7b2a-6c8f-4139-9a5e-2b7f1d4c8e06';
 
 export const operationExample: z.input<typeof Operation> = {
   id: OPERATION_ID,
   company_id: COMPANY_ID,
-  kind: 'close_fiscal_year',
+  kind: closeFiscalYearKind.kind,
   status: 'succeeded',
   progress: 100,
   progress_message: 'Closed',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { OPERATION_KINDS } from './kinds/index.ts';
 
-export const OPERATION_KINDS = ['close_fiscal_year', 'sie_import', 'recover_webhook_deliveries'] as const;
+export { OPERATION_KINDS };
 export const OperationKind = z.enum(OPERATION_KINDS).describe('What the operation does.');
 export type OperationKind = z.infer<typeof OperationKind>;
 

@@ -1,4 +1,5 @@
-import PDFDocument from 'pdfkit';
+import { createRequire } from 'node:module';
+import type PDFDocumentClass from 'pdfkit';
 import type { ByteSink } from './byte-stream.ts';
 
 /**
@@ -7,6 +8,14 @@ import type { ByteSink } from './byte-stream.ts';
  * they come. pdfkit emits each finished page's bytes at once, and the caller awaits `flush()`
  * between batches of rows, so a report of any length keeps a page or so in memory.
  */
+
+// pdfkit and its fonts load on the first PDF, not at start-up (about half a second of CPU).
+const require = createRequire(import.meta.url);
+let pdfkit: typeof PDFDocumentClass | undefined;
+const PDFDocument = (): typeof PDFDocumentClass => {
+  pdfkit ??= require('pdfkit') as typeof PDFDocumentClass;
+  return pdfkit;
+};
 
 export interface PdfReportHeader {
   title: string;
@@ -61,7 +70,7 @@ export class PdfTable {
     private readonly header: PdfReportHeader,
     private readonly columns: readonly PdfColumn[],
   ) {
-    this.doc = new PDFDocument({
+    this.doc = new (PDFDocument())({
       size: PAGE.size,
       margin: PAGE.margin,
       autoFirstPage: false,

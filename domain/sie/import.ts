@@ -17,7 +17,7 @@ import { parseSie, readSieLine, type SieIssue } from './parse.ts';
  * anything is written, so a bad file imports nothing and its failure names the line of the first
  * problem. Then one transaction creates what the verifications need (the fiscal year, accounts the
  * chart lacks, the opening balances), and the verifications follow in batches, each committed with
- * the checkpoint that says where the next one starts (domain/operations/kinds/import-sie.ts).
+ * the checkpoint that says where the next one starts (domain/operations/jobs/import-sie.ts).
  *
  * Decisions, as the operation's description states them:
  * - Verifications keep the file's series (upper-cased) and are numbered 1, 2, … in file order —

@@ -271,8 +271,8 @@ describe.each(DB_TARGETS)('accounting CLI against a running server (%s)', (targe
 
       const renamed = await runCli(['companies', 'update', '--company', companyId, '--name', 'Renamed by the CLI'], env);
       expect(renamed.code, renamed.stderr).toBe(0);
-      const [line] = await listener.waitFor(/company\.updated\s+\S+\s+-> 202 ok.*/);
-      expect(line).toBeTruthy();
+      // The listener's line names the event it forwarded: checked against the delivery below.
+      const [, forwardedEventId] = await listener.waitFor(/company\.updated\s+(\S+)\s+-> 202 ok/);
 
       const delivery = received.find((r) => JSON.parse(r.body.toString()).data.object.name === 'Renamed by the CLI')!;
       expect(delivery).toBeDefined();
@@ -281,6 +281,7 @@ describe.each(DB_TARGETS)('accounting CLI against a running server (%s)', (targe
       const event = JSON.parse(delivery.body.toString());
       expect(delivery.headers['x-service-event-type']).toBe('company.updated');
       expect(delivery.headers['x-service-event-id']).toBe(event.id);
+      expect(forwardedEventId).toBe(event.id);
       expect(delivery.headers['x-service-delivery-id']).toMatch(/^[0-9a-f-]{36}$/);
       // The very event the feed holds.
       const stored = await runCli(['events', 'get', '--company', companyId, '--event', event.id, '--json'], env);

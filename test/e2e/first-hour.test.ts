@@ -100,6 +100,36 @@ describe('npm start and the admin CLI, first hour', () => {
     expect(keys.out).not.toMatch(/hash/i);
   }, 180_000); // one server start and five CLI processes on the embedded database
 
+  it('seeds nothing when the port is taken at first start: the next start prints the key, and its curl line names its own port', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'acct-port-taken-'));
+    const squatter = createServer();
+    squatter.listen(0, '127.0.0.1');
+    await once(squatter, 'listening');
+    const taken = (squatter.address() as { port: number }).port;
+    try {
+      const first = startEntry('cli/serve.ts', { DATA_DIR: fresh, PORT: String(taken), LOG_LEVEL: 'silent' });
+      running.push(first);
+      const [code] = (await once(first.child, 'exit')) as [number];
+      expect(code).toBe(1);
+      expect(first.stderr().trim().split('\n')).toEqual([`Port 127.0.0.1:${taken} is already in use (another server?): stop it, or set PORT to a free port.`]);
+      expect(first.stdout()).not.toMatch(/sk_test_|curl/);
+    } finally {
+      squatter.close();
+    }
+
+    // PORT=0: whatever port it gets, the printed line must name it (not PUBLIC_BASE_URL's :0).
+    const second = startEntry('cli/serve.ts', { DATA_DIR: fresh, PORT: '0', LOG_LEVEL: 'info' });
+    running.push(second);
+    const [, port] = await second.waitFor(/"port":(\d+)/);
+    const [, key] = second.stdout().match(/(sk_test_[0-9A-Za-z]{32})/) ?? [];
+    expect(key).toBeDefined();
+    const curl = second.stdout().match(/curl -s -H "Authorization: Bearer \S+" (\S+)/)?.[1];
+    expect(curl).toBe(`http://127.0.0.1:${port}/api/v1/companies`);
+    const companies = await (await fetch(curl!, { headers: { authorization: `Bearer ${key}` } })).json();
+    expect(companies.data.companies).toEqual([expect.objectContaining({ name: 'Demo Bokföring AB' })]);
+    await second.stop();
+  }, 360_000); // two first starts (migrations of a fresh embedded database each) on a shared machine
+
   it('names the missing required flags before touching the database', async () => {
     const noName = await admin('key', 'create', '--user', '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10');
     expect(noName.code).toBe(2);

@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { createTestServices, testResolver, type TestServices } from './db.ts';
 import { makeTenant, type Tenant } from './factories.ts';
-import { call } from './http.ts';
+import { callOp } from './call-op.ts';
+import { createWebhook as createWebhookOp } from '../../registry/operations/webhooks/create-webhook.ts';
+import { updateCompany } from '../../registry/operations/companies/update-company.ts';
 import { getTestPki } from './test-ca.ts';
 import { buildApp } from '../../cli/build-app.ts';
 import { createSender, type Sender } from '../../dispatcher/send.ts';
 import type { DbTarget } from './db.ts';
+import type { EventType } from '../../domain/events/types.ts';
 import type { Resolver } from '../../domain/webhooks/url-safety.ts';
 
 /** Loopback is private: tests and development allow it explicitly (DESIGN.md §6). */
@@ -27,7 +30,7 @@ export interface DispatchHarness {
   clock: TestClock;
   sender: Sender;
   /** Creates a webhook through the API; returns its id and the secret shown once. */
-  createWebhook(url: string, eventType?: string): Promise<{ id: string; secret: string }>;
+  createWebhook(url: string, eventType?: EventType): Promise<{ id: string; secret: string }>;
   /** A real write that emits company.updated to the tenant's matching webhooks. */
   touchCompany(): Promise<void>;
   close(): Promise<void>;
@@ -61,7 +64,8 @@ export async function dispatchHarness(
     clock,
     sender,
     createWebhook: async (url, eventType = 'company.updated') => {
-      const response = await call(app, 'POST', `/api/v1/companies/${tenant.companyId}/webhooks`, {
+      const response = await callOp(app, createWebhookOp, {
+        params: { companyId: tenant.companyId },
         key: tenant.key,
         body: { event_type: eventType, webhook_url: url, name: 'receiver' },
         headers: { 'idempotency-key': randomUUID() },
@@ -70,7 +74,8 @@ export async function dispatchHarness(
       return { id: response.body.data.id, secret: response.body.data.secret };
     },
     touchCompany: async () => {
-      const response = await call(app, 'PATCH', `/api/v1/companies/${tenant.companyId}`, {
+      const response = await callOp(app, updateCompany, {
+        params: { companyId: tenant.companyId },
         key: tenant.key,
         body: { name: `Renamed ${++renames}` },
       });

@@ -28,6 +28,14 @@ export function startNode(entry: string, env: Record<string, string>): RunningPr
   return startProcess(process.execPath, ['--import', 'tsx', join(ROOT, entry)], { PATH: process.env.PATH ?? '', ...env });
 }
 
+/**
+ * Starts an entry point exactly as `npm start` / `npm run worker` / `npm run mcp` do: its compiled
+ * JavaScript from .build/, rebuilt first when a source is newer (scripts/run-built.mjs).
+ */
+export function startBuilt(name: 'serve' | 'worker' | 'mcp', env: Record<string, string>): RunningProcess {
+  return startProcess(process.execPath, ['--enable-source-maps', join(ROOT, 'scripts', 'run-built.mjs'), name], { PATH: process.env.PATH ?? '', ...env });
+}
+
 /** The directory of the node binary running the tests: the only thing the CLI may find on PATH. */
 const NODE_ONLY_PATH = [dirname(process.execPath), '/usr/bin', '/bin'].join(':');
 

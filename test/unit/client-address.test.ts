@@ -109,10 +109,6 @@ function kindOf(expected: string): TruncatedAddress['kind'] {
 }
 
 describe('truncateAddress', () => {
-  it('has a large table', () => {
-    expect(rows.length).toBeGreaterThanOrEqual(40);
-  });
-
   it.each(rows)('%j → %s', (input, expected) => {
     const t = truncateAddress(input);
     expect(t.kind).toBe(kindOf(expected));
@@ -155,7 +151,8 @@ describe('truncateAddress', () => {
         t = truncateAddress(s);
       }).not.toThrow();
       expect(['ipv4', 'ipv6', 'unparseable']).toContain(t?.kind);
-      expect(typeof formatTruncated(t as TruncatedAddress)).toBe('string');
+      const truncated = t as TruncatedAddress;
+      expect(formatTruncated(truncated)).toBe(truncated.kind === 'unparseable' ? 'unparseable' : truncated.prefix);
     }
   });
 });

@@ -15,6 +15,21 @@ describe('configuration', () => {
     expect(loadConfig({ HOST: '0.0.0.0', PUBLIC_BASE_URL: 'https://books.example.com' }).PUBLIC_BASE_URL).toBe('https://books.example.com');
   });
 
+  it('allows no CORS origin by default and takes only exact origins, never *', () => {
+    expect(loadConfig({}).CORS_ALLOWED_ORIGINS).toEqual([]);
+    expect(loadConfig({ CORS_ALLOWED_ORIGINS: '' }).CORS_ALLOWED_ORIGINS).toEqual([]);
+    // URL's origin form: lower-case host, default port dropped, a trailing slash tolerated; duplicates once.
+    expect(loadConfig({ CORS_ALLOWED_ORIGINS: 'https://App.Example.com/, http://localhost:5173,https://app.example.com:443' }).CORS_ALLOWED_ORIGINS).toEqual([
+      'https://app.example.com',
+      'http://localhost:5173',
+    ]);
+    for (const bad of ['*', 'null', 'app.example.com', 'https://app.example.com/path', 'ftp://files.example.com', 'https://*.example.com']) {
+      expect(() => loadConfig({ CORS_ALLOWED_ORIGINS: bad }), bad).toThrow(
+        /^Invalid configuration: CORS_ALLOWED_ORIGINS: .* is not an origin: list exact origins/,
+      );
+    }
+  });
+
   it('fails closed in PostgreSQL mode without the anonymous identity', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgres://x@localhost/db', ENCRYPTION_KEY: 'a'.repeat(64) })).toThrow(
       /^Missing required setting DATABASE_ANON_URL/,

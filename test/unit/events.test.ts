@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { EVENT_CATALOG, EVENT_TYPES, EventEnvelope, EventType, PAYROLL_SCOPE, eventEnvelopeSchemaFor, isPayrollEventType } from '../../domain/events/types.ts';
+import { EVENT_CATALOG, EVENT_TYPES, EventEnvelope, EventType, eventEnvelopeSchemaFor, isPayrollEventType } from '../../domain/events/types.ts';
 
 const envelopeFor = (type: EventType, object: unknown) => ({
   id: 'evt_01JD3K9QZ7X4M2N8P5R6T0V1W2',
@@ -47,7 +47,6 @@ describe('payroll gating', () => {
     for (const type of EVENT_TYPES) expect(isPayrollEventType(type)).toBe(expected.includes(type));
     expect(isPayrollEventType('salary_run.deleted')).toBe(false);
     expect(isPayrollEventType('constructor')).toBe(false);
-    expect(PAYROLL_SCOPE).toBe('payroll:read');
   });
 });
 

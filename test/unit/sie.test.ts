@@ -47,6 +47,31 @@ describe('SIE fields', () => {
     expect(decodeSie(bytes)).toBe('åäöÅÄÖé');
   });
 
+  it('writes characters CP437 lacks in their nearest CP437 form, never ?', () => {
+    // Code page 437's table (IBM): no en dash, euro sign, curly quotes, ø or ş; it has å ä ö é ü ß ½ °.
+    const cases: [string, string][] = [
+      ['Hyra jan–mar', 'Hyra jan-mar'],
+      ['Faktura 120 €', 'Faktura 120 EUR'],
+      ['”Kontorsmaterial” – ’23', '"Kontorsmaterial" - \'23'],
+      ['Møller & Søn', 'Moller & Son'],
+      ['Kurs İstanbul, Ştefan', 'Kurs Istanbul, Stefan'],
+      ['Nike™ ﬁlter…', 'NikeTM filter...'],
+      ['Müller ½ kg 5 °C', 'Müller ½ kg 5 °C'],
+      ['a\u030angström', 'ångström'], // decomposed å, as macOS file names spell it
+      ['発注 🙂', '__ _'],
+    ];
+    for (const [text, expected] of cases) {
+      const bytes = encodeSie(text);
+      expect(decodeSie(bytes), text).toBe(expected);
+      expect([...bytes], text).not.toContain(0x3f);
+    }
+    // Inside quoted text, a quote that a curly one became is escaped like any other.
+    expect(sieText('Sagt ”ja”')).toBe('"Sagt \\"ja\\""');
+    const issues: SieIssue[] = [];
+    expect(readSieLine(`#FNAMN ${sieText('Sagt ”ja” – 5 €')}`, 1, issues)?.fields[0]).toBe('Sagt "ja" - 5 EUR');
+    expect(issues).toEqual([]);
+  });
+
   it('types accounts by class: T, S, I, K; class 8 by income or cost', () => {
     expect(['1930', '2440', '3001', '4010', '7210', '8310', '8410', '8999'].map(sieAccountType)).toEqual(['T', 'S', 'I', 'K', 'K', 'I', 'K', 'K']);
   });

@@ -1,12 +1,20 @@
 import type { KindDefinition } from '../runner.ts';
-import type { OperationKind } from '../schemas.ts';
-import { closeFiscalYearJob } from './close-fiscal-year.ts';
-import { recoverDeliveriesJob } from './recover-deliveries.ts';
-import { importSieJob } from './import-sie.ts';
+import { closeFiscalYearKind } from './close-fiscal-year.ts';
+import { recoverWebhookDeliveriesKind } from './recover-webhook-deliveries.ts';
+import { sieImportKind } from './sie-import.ts';
 
-/** What each kind runs and the scopes it acts with (it was authorised when it was queued). */
-export const OPERATION_KIND_RUNNERS: Partial<Record<OperationKind, KindDefinition>> = {
-  close_fiscal_year: { handler: closeFiscalYearJob, scopes: ['compliance:write', 'companies:write', 'companies:read'] },
-  sie_import: { handler: importSieJob, scopes: ['companies:write', 'companies:read'] },
-  recover_webhook_deliveries: { handler: recoverDeliveriesJob, scopes: ['webhooks:manage'] },
-};
+/**
+ * Every long-running operation kind, one file each (defineKind). The Operation schema's `kind`
+ * enum, the operations.kind CHECK (compared by test/integration/db/facts.test.ts) and the
+ * runner's map are this list.
+ */
+export const KINDS = [closeFiscalYearKind, sieImportKind, recoverWebhookDeliveriesKind] as const;
+
+export type OperationKind = (typeof KINDS)[number]['kind'];
+export const OPERATION_KINDS = KINDS.map((k) => k.kind) as [OperationKind, ...OperationKind[]];
+
+/** What each kind runs and the scopes it acts with, by kind: what `npm start` and `npm run worker` run. */
+// Object.fromEntries types its keys as string; every kind is in KINDS, so each key is present.
+export const OPERATION_KIND_RUNNERS = Object.fromEntries(KINDS.map((k) => [k.kind, k])) as Readonly<Record<string, KindDefinition>> as Readonly<
+  Record<OperationKind, KindDefinition>
+>;

@@ -10,6 +10,7 @@ export const updateCompany = defineOperation({
   path: '/companies/{companyId}',
   summary: 'Update a company',
   description: "Changes a company's display name or legal form. Send only the fields to change; an empty body is rejected.",
+  emits: ['company.updated'],
   auth: { scope: 'companies:write' },
   risk: 'L1',
   idempotent: true,

@@ -13,7 +13,8 @@ export const attachDocument = defineOperation({
   summary: 'Attach a document to a journal entry',
   description:
     'Makes the document evidence (underlag) for a draft or committed journal entry of the same company; a document may back several entries. ' +
-    'Attaching it again changes nothing. Once the entry is committed the document stays. Emits document.attached.',
+    'Attaching it again changes nothing. Once the entry is committed the document stays.',
+  emits: ['document.attached'],
   errors: [],
   auth: { scope: 'documents:write' },
   risk: 'L1',

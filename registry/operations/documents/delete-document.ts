@@ -10,7 +10,8 @@ export const deleteDocument = defineOperation({
   summary: 'Delete a document',
   description:
     'Deletes a document that is evidence for no committed journal entry (attachments to drafts go with it); its bytes go once no other document uses them. ' +
-    'Refused while a committed entry cites it. Emits document.deleted.',
+    'Refused while a committed entry cites it.',
+  emits: ['document.deleted'],
   auth: { scope: 'documents:write' },
   risk: 'L2',
   idempotent: false,

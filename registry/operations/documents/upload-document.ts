@@ -14,7 +14,8 @@ export const uploadDocument = defineOperation({
   summary: 'Upload a document',
   description:
     'Stores a receipt or invoice (PDF, JPEG, PNG, HEIC, TIFF or an XML e-invoice, at most 20 MiB) as evidence to attach to journal entries. ' +
-    'The type is read from the content; the file name is kept for display only. The same file uploaded twice is stored once. Emits document.uploaded.',
+    'The type is read from the content; the file name is kept for display only. The same file uploaded twice is stored once.',
+  emits: ['document.uploaded'],
   auth: { scope: 'documents:write' },
   risk: 'L1',
   idempotent: false,

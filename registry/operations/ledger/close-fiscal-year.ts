@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { CompanyId } from '../../../domain/companies/schemas.ts';
 import { Operation } from '../../../domain/operations/schemas.ts';
 import { enqueueOperation } from '../../../domain/operations/store.ts';
-import { closeFiscalYearNow, planClose } from '../../../domain/operations/kinds/close-fiscal-year.ts';
+import { closeFiscalYearNow, planClose } from '../../../domain/operations/jobs/close-fiscal-year.ts';
+import { closeFiscalYearKind } from '../../../domain/operations/kinds/close-fiscal-year.ts';
 import { queuedOperationExample } from '../../../domain/operations/examples.ts';
 import { COMPANY_ID, FISCAL_YEAR_ID } from '../../../domain/ledger/examples.ts';
 import { defineOperation } from '../../define-operation.ts';
@@ -15,7 +16,7 @@ export const closeFiscalYear = defineOperation({
   summary: 'Close a fiscal year',
   description:
     "Starts an operation (202; poll getOperation) that books the year's result from 8999 to 2099, marks the year closed and opens the next. Every period must be locked. A dry run shows what it would book.",
-  auth: { scope: 'compliance:write', also: ['operations:write'] },
+  auth: { scope: closeFiscalYearKind.scope, also: ['operations:write'] },
   risk: 'L3',
   idempotent: false,
   reversible: false,
@@ -37,7 +38,7 @@ export const closeFiscalYear = defineOperation({
   handler: async (ctx, { params }) => {
     // Refuse at once what would only fail later: the same checks the job makes.
     await planClose(ctx, params.companyId, params.fiscalYearId);
-    const operation = await enqueueOperation(ctx, params.companyId, 'close_fiscal_year', { fiscal_year_id: params.fiscalYearId });
+    const operation = await enqueueOperation(ctx, params.companyId, closeFiscalYearKind.kind, { fiscal_year_id: params.fiscalYearId });
     if (!ctx.dryRun) return { data: operation };
     // A dry run does the closing too (inside the transaction the pipeline rolls back) and shows it.
     return { data: { ...operation, result: await closeFiscalYearNow(ctx, params.companyId, params.fiscalYearId) } };

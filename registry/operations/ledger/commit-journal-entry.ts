@@ -12,7 +12,8 @@ export const commitJournalEntry = defineOperation({
   summary: 'Commit a journal entry',
   description:
     'Books a draft: it must balance, use active accounts and fall in an open period of a fiscal year. It gets the next gapless number ' +
-    'of its series and never changes again. A dry run shows the number it would get. Emits journal_entry.committed.',
+    'of its series and never changes again. A dry run shows the number it would get.',
+  emits: ['journal_entry.committed'],
   auth: { scope: 'companies:write' },
   risk: 'L2',
   idempotent: false,

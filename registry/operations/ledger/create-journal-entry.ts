@@ -13,7 +13,8 @@ export const createJournalEntry = defineOperation({
   summary: 'Create a draft journal entry',
   description:
     'Drafts a verification: a date, a description and at least two lines, each a debit or a credit in öre on an account number. ' +
-    'Nothing is in the books until commitJournalEntry. Emits journal_entry.created.',
+    'Nothing is in the books until commitJournalEntry.',
+  emits: ['journal_entry.created'],
   auth: { scope: 'companies:write' },
   risk: 'L1',
   idempotent: false,

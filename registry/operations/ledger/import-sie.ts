@@ -1,5 +1,6 @@
 import { Operation } from '../../../domain/operations/schemas.ts';
-import { startSieImport } from '../../../domain/operations/kinds/import-sie.ts';
+import { startSieImport } from '../../../domain/operations/jobs/import-sie.ts';
+import { sieImportKind } from '../../../domain/operations/kinds/sie-import.ts';
 import { queuedOperationExample } from '../../../domain/operations/examples.ts';
 import { MAX_SIE_BYTES, SIE_UPLOAD_CONTENT_TYPES } from '../../../domain/sie/import.ts';
 import { COMPANY_ID } from '../../../domain/ledger/examples.ts';
@@ -15,7 +16,7 @@ export const importSie = defineOperation({
   description:
     'Starts an operation (202; poll getOperation) importing an SIE 4 file: its fiscal year, missing accounts, #IB as an opening entry, and each #VER in its own series. ' +
     'A bad line fails it, naming the line; nothing is imported. dry_run checks the file at once.',
-  auth: { scope: 'companies:write', also: ['operations:write'] },
+  auth: { scope: sieImportKind.scope, also: ['operations:write'] },
   risk: 'L3',
   idempotent: false,
   reversible: false,
@@ -38,7 +39,7 @@ export const importSie = defineOperation({
   status: 202,
   examples: {
     params: { companyId: COMPANY_ID },
-    response: { ...queuedOperationExample, kind: 'sie_import' },
+    response: { ...queuedOperationExample, kind: sieImportKind.kind },
   },
   surfaces: ['api', 'mcp', 'cli'],
   // The pipeline hands every operation that declares input.file its file.

@@ -9,7 +9,8 @@ export const lockPeriod = defineOperation({
   errors: [],
   path: '/companies/{companyId}/periods/{periodId}/lock',
   summary: 'Lock a period',
-  description: 'Locks a month against commits (e.g. after VAT is reported). Locking a locked period changes nothing. Emits period.locked.',
+  description: 'Locks a month against commits (e.g. after VAT is reported). Locking a locked period changes nothing.',
+  emits: ['period.locked'],
   examples: { params: { companyId: COMPANY_ID, periodId: periodExample.id }, response: periodExample },
   handler: async (ctx, { params }) => ({ data: await lock(ctx, params.companyId, params.periodId) }),
 });

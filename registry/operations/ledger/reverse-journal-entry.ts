@@ -12,7 +12,8 @@ export const reverseJournalEntry = defineOperation({
   summary: 'Reverse a committed journal entry',
   description:
     'Corrects a committed entry by booking a new one with debits and credits swapped (today, or the given date in an open period). ' +
-    'Returns the reversal. At most once per entry. Emits journal_entry.committed and journal_entry.reversed.',
+    'Returns the reversal. At most once per entry.',
+  emits: ['journal_entry.committed', 'journal_entry.reversed'],
   auth: { scope: 'companies:write' },
   risk: 'L2',
   idempotent: false,

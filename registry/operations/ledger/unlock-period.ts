@@ -8,7 +8,8 @@ export const unlockPeriod = defineOperation({
   id: 'unlockPeriod',
   path: '/companies/{companyId}/periods/{periodId}/unlock',
   summary: 'Unlock a period',
-  description: 'Reopens a locked month for commits; refused once its fiscal year is closed. Emits period.unlocked.',
+  description: 'Reopens a locked month for commits; refused once its fiscal year is closed.',
+  emits: ['period.unlocked'],
   errors: ['FISCAL_YEAR_CLOSED'],
   examples: {
     params: { companyId: COMPANY_ID, periodId: periodExample.id },

@@ -10,8 +10,8 @@ export const cancelOperation = defineOperation({
   method: 'POST',
   path: '/companies/{companyId}/operations/{operationId}/cancel',
   summary: 'Cancel an operation',
-  description:
-    'A queued operation is cancelled at once (operation.cancelled); a running one is asked to stop and ends cancelled at its next checkpoint. Finished ones answer 409.',
+  description: 'A queued operation is cancelled at once; a running one is asked to stop and ends cancelled at its next checkpoint. Finished ones answer 409.',
+  emits: ['operation.cancelled'],
   auth: { scope: 'operations:write' },
   risk: 'L1',
   idempotent: true,

@@ -10,8 +10,8 @@ export const bookSalaryRun = defineOperation({
   id: 'bookSalaryRun',
   path: '/companies/{companyId}/salary-runs/{salaryRunId}/book',
   summary: 'Book a salary run',
-  description:
-    'Books an approved run as one committed entry in series L on the pay date (7210, 7510 / 2710, 2731, 1930); the run is then immutable. Emits salary_run.booked.',
+  description: 'Books an approved run as one committed entry in series L on the pay date (7210, 7510 / 2710, 2731, 1930); the run is then immutable.',
+  emits: ['salary_run.booked', 'journal_entry.committed'],
   risk: 'L3',
   reversible: false,
   errors: ['SALARY_RUN_STATE', 'NO_FISCAL_YEAR', 'PERIOD_LOCKED', 'FISCAL_YEAR_CLOSED', 'ACCOUNT_UNKNOWN', 'ACCOUNT_INACTIVE'],

@@ -11,8 +11,8 @@ export const createSalaryRun = defineOperation({
   method: 'POST',
   path: '/companies/{companyId}/salary-runs',
   summary: 'Create a salary run',
-  description:
-    "Drafts the month's run: per employee employed that month, gross pay, preliminary tax, employer contributions (dated rate table) and net pay. Emits salary_run.created.",
+  description: "Drafts the month's run: per employee employed that month, gross pay, preliminary tax, employer contributions (dated rate table) and net pay.",
+  emits: ['salary_run.created'],
   auth: { scope: 'payroll:read', also: ['companies:write'] },
   risk: 'L2',
   idempotent: false,

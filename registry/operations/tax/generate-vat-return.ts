@@ -11,8 +11,8 @@ export const generateVatReturn = defineOperation({
   method: 'POST',
   path: '/companies/{companyId}/vat-returns',
   summary: 'Generate a VAT return',
-  description:
-    'Every box from committed entries of whole, locked periods. Replaces an unsubmitted return, or corrects a submitted one. Emits vat_return.generated.',
+  description: 'Every box from committed entries of whole, locked periods. Replaces an unsubmitted return, or corrects a submitted one.',
+  emits: ['vat_return.generated'],
   auth: { scope: 'compliance:write' },
   risk: 'L2',
   idempotent: true,

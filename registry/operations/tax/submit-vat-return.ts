@@ -11,8 +11,8 @@ export const submitVatReturn = defineOperation({
   method: 'POST',
   path: '/companies/{companyId}/vat-returns/{vatReturnId}/submit',
   summary: 'Submit a VAT return',
-  description:
-    'Records the filing, freezes the return and books its settlement entry (dry_run shows it). Nothing is sent to Skatteverket. Emits vat_return.submitted.',
+  description: 'Records the filing, freezes the return and books its settlement entry (dry_run shows it). Nothing is sent to Skatteverket.',
+  emits: ['vat_return.submitted', 'journal_entry.committed'],
   auth: { scope: 'compliance:write' },
   risk: 'L3',
   idempotent: false,

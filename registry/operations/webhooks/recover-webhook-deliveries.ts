@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { Operation } from '../../../domain/operations/schemas.ts';
 import { enqueueOperation } from '../../../domain/operations/store.ts';
-import { checkRecoverable } from '../../../domain/operations/kinds/recover-deliveries.ts';
+import { checkRecoverable, RecoverableStatus } from '../../../domain/operations/jobs/recover-deliveries.ts';
+import { recoverWebhookDeliveriesKind } from '../../../domain/operations/kinds/recover-webhook-deliveries.ts';
 import { queuedOperationExample } from '../../../domain/operations/examples.ts';
 import { DomainError } from '../../../domain/kernel/errors.ts';
 import { defineOperation } from '../../define-operation.ts';
@@ -11,11 +12,7 @@ import { WebhookParams } from './params.ts';
 const RecoverBody = z.strictObject({
   since: z.iso.datetime().describe('Deliveries created at or after this instant.'),
   until: z.iso.datetime().optional().describe('… and before this one; default now.'),
-  statuses: z
-    .array(z.enum(['dead', 'failed']))
-    .min(1)
-    .optional()
-    .describe('Which deliveries to send again; default ["dead"]. Failed ones are still being retried.'),
+  statuses: z.array(RecoverableStatus).min(1).optional().describe('Which deliveries to send again; default ["dead"]. Failed ones are still being retried.'),
 });
 
 export const recoverWebhookDeliveries = defineOperation({
@@ -27,7 +24,7 @@ export const recoverWebhookDeliveries = defineOperation({
   summary: "Re-send a webhook's failed deliveries",
   description:
     "Starts an operation (202; poll getOperation) that re-enqueues, as fresh deliveries, this webhook's dead (or failed) deliveries created in a time window — after an outage of the receiver.",
-  auth: { scope: 'webhooks:manage', also: ['operations:write'] },
+  auth: { scope: recoverWebhookDeliveriesKind.scope, also: ['operations:write'] },
   risk: 'L2',
   idempotent: false,
   reversible: false,
@@ -41,7 +38,7 @@ export const recoverWebhookDeliveries = defineOperation({
   examples: {
     params: { companyId: COMPANY_ID, id: WEBHOOK_ID },
     body: { since: '2026-11-20T00:00:00.000Z', until: '2026-11-21T00:00:00.000Z' },
-    response: { ...queuedOperationExample, kind: 'recover_webhook_deliveries' },
+    response: { ...queuedOperationExample, kind: recoverWebhookDeliveriesKind.kind },
   },
   surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params, body }) => {
@@ -51,6 +48,6 @@ export const recoverWebhookDeliveries = defineOperation({
     }
     await checkRecoverable(ctx, params.companyId, params.id);
     const input = { webhook_id: params.id, since: body.since, until, statuses: body.statuses ?? ['dead'] };
-    return { data: await enqueueOperation(ctx, params.companyId, 'recover_webhook_deliveries', input) };
+    return { data: await enqueueOperation(ctx, params.companyId, recoverWebhookDeliveriesKind.kind, input) };
   },
 });

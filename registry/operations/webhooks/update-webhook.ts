@@ -13,6 +13,7 @@ export const updateWebhook = defineOperation({
   description:
     'Changes webhook_url, name, description or active. active=false disables deliveries; active=true re-enables after re-checking the URL. ' +
     'event_type cannot change: create another webhook instead.',
+  emits: ['webhook.disabled'],
   auth: { scope: 'webhooks:manage' },
   risk: 'L1',
   idempotent: true,

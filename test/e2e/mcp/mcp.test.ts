@@ -1,6 +1,6 @@
 import { exec, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -282,4 +282,33 @@ describe('MCP end to end: the real server over Streamable HTTP and stdio, config
       SLOW,
     );
   });
+});
+
+describe('the stdio server started without DATA_DIR, as a client config that leaves it out does', () => {
+  it(
+    'refuses with one line naming the path and the fix, and creates nothing in the working directory',
+    async () => {
+      const config = readmeConfig('mcp-config:stdio', { key: `sk_test_${'x'.repeat(32)}` }).mcpServers.accounting;
+      const { DATA_DIR: _left, ...env } = config.env as Record<string, string>;
+      const cwd = mkdtempSync(join(tmpdir(), 'mcp-no-data-dir-'));
+      let stderr = '';
+      const transport = new StdioClientTransport({
+        command: config.command,
+        args: config.args,
+        cwd,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+        stderr: 'pipe',
+      });
+      transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const client = new Client({ name: 'e2e-no-data-dir', version: '1.0.0' });
+      const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
+      await expect(client.connect(transport)).rejects.toThrow();
+      await closed;
+      expect(stderr.trim().split('\n')).toEqual([
+        `No embedded database at ${join(cwd, '.data')} (DATA_DIR "./.data" taken from the working directory ${cwd}), and the MCP stdio server does not create one: a new database has no key to act as. Set DATA_DIR in the MCP client's config to the absolute path of your checkout's .data directory (created by the first npm start), or pass --url to use a running server.`,
+      ]);
+      expect(readdirSync(cwd)).toEqual([]);
+    },
+    SLOW,
+  );
 });

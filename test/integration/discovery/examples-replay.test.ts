@@ -146,6 +146,12 @@ const actingContext = (t: TestServices): OperationContext => ({
   dryRun: false,
 });
 
+/** Declared events a call emits only in a case its example does not show, by operation id. */
+const NOT_EMITTED_BY_EXAMPLE: Record<string, readonly string[]> = {
+  // The example's quarter has no VAT to settle, so no settlement entry is booked.
+  submitVatReturn: ['journal_entry.committed'],
+};
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Reads before creates before updates before deletes, so nothing is gone or changed too early. */
@@ -174,6 +180,22 @@ describe.each(DB_TARGETS)('documented examples replayed against the app (%s)', (
     }
   });
   afterAll(async () => t?.close());
+
+  /** How many events of each type the tenant's company has. */
+  async function eventCounts(): Promise<Map<string, number>> {
+    const rows = await t.services.database.prisma.$queryRaw<{ type: string; n: number }[]>`
+      SELECT type, count(*)::int AS n FROM events WHERE company_id = ${tenant.companyId}::uuid GROUP BY type`;
+    return new Map(rows.map((row) => [row.type, row.n]));
+  }
+
+  /** The event types that gained events since `before`, sorted. */
+  async function emittedSince(before: Map<string, number>): Promise<string[]> {
+    const after = await eventCounts();
+    return [...after]
+      .filter(([type, n]) => n > (before.get(type) ?? 0))
+      .map(([type]) => type)
+      .sort();
+  }
 
   /** Pairs ids in an example answer with the live answer's, wherever both have a uuid. */
   function learnIds(example: unknown, live: unknown): void {
@@ -209,6 +231,7 @@ describe.each(DB_TARGETS)('documented examples replayed against the app (%s)', (
   it('answers every documented request with the documented status and a body matching the documented schema', async () => {
     const pending = [...operations];
     const replayed: string[] = [];
+    const wrongEmits: string[] = [];
     while (pending.length > 0) {
       const ready = pending.filter((op) => realParams(op) !== null).sort((a, b) => phase(a) - phase(b));
       const op = ready[0];
@@ -221,6 +244,7 @@ describe.each(DB_TARGETS)('documented examples replayed against the app (%s)', (
       const query = new URLSearchParams(Object.entries((op.examples.query ?? {}) as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
       const url = `${path}${query.size > 0 ? `?${query}` : ''}`;
       const headers: Record<string, string> = op.idempotencyKey === 'none' ? {} : { 'idempotency-key': randomUUID() };
+      const eventsBefore = await eventCounts();
       // An upload has no worked example (spec Endpoints 10): a real file beside the example's fields.
       const response = op.input.file
         ? await sendForm(app, tenant.key, url, uploadForm(op.id, op.input.file.field, op.examples.body), headers)
@@ -250,9 +274,14 @@ describe.each(DB_TARGETS)('documented examples replayed against the app (%s)', (
         expect(result.errors, `${op.id}: live answer breaks the documented schema`).toBeNull();
         learnIds(op.output.parse(op.examples.response), response.body.data);
       }
+      // The events the call emitted (in its own transaction) are exactly the ones it declares.
+      const emitted = await emittedSince(eventsBefore);
+      const declared = (op.emits ?? []).filter((type) => !NOT_EMITTED_BY_EXAMPLE[op.id]?.includes(type));
+      if (emitted.join() !== [...declared].sort().join()) wrongEmits.push(`${op.id} emitted [${emitted}], declares [${declared}]`);
       replayed.push(op.id);
     }
     expect(replayed.sort()).toEqual(operations.map((op) => op.id).sort());
+    expect(wrongEmits, 'operations whose emitted events differ from their declared emits').toEqual([]);
     // The validator is live: a body that breaks the documented schema is caught.
     expect(validate('/health', 'GET', 200, { data: { status: 'broken' }, meta: {} }).errors).not.toBeNull();
   });

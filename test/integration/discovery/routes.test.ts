@@ -102,7 +102,10 @@ describe('discovery routes', () => {
     const index = await call(app, 'GET', '/.well-known/skills/index.json');
     expect(index.status).toBe(200);
     expectPublicHeaders(index.headers);
-    expect(index.body.skills.map((skill: { name: string }) => skill.name)).toEqual(groupsInUse(operations).map((group) => `accounting-${group}`));
+    expect(index.body.skills.map((skill: { name: string }) => skill.name)).toEqual([
+      ...groupsInUse(operations).map((group) => `accounting-${group}`),
+      'accounting-mcp',
+    ]);
     for (const skill of index.body.skills as { name: string; description: string; files: string[] }[]) {
       expect(skill.name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
       expect(skill.name.length).toBeLessThanOrEqual(64);
@@ -125,7 +128,7 @@ describe('discovery routes', () => {
     expect(index.status).toBe(200);
     expectPublicHeaders(index.headers);
     expect(index.body.$schema).toBe('https://schemas.agentskills.io/discovery/0.2.0/schema.json');
-    expect(index.body.skills.length).toBe(groupsInUse(operations).length);
+    expect(index.body.skills.length).toBe(groupsInUse(operations).length + 1);
     for (const skill of index.body.skills as { name: string; type: string; url: string; digest: string }[]) {
       expect(skill.type).toBe('skill-md');
       expect(skill.url).toBe(`${BASE}/.well-known/agent-skills/${skill.name}/SKILL.md`);

@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS, POSTGRES_AVAILABLE, createTestServices, type TestServices } from '../../helpers/db.ts';
 import { makeTenant, type Tenant } from '../../helpers/factories.ts';
-import { call } from '../../helpers/http.ts';
+import { callOp } from '../../helpers/call-op.ts';
+import { createWebhook } from '../../../registry/operations/webhooks/create-webhook.ts';
+import { getOperation } from '../../../registry/operations/operations/get-operation.ts';
+import { cancelOperation } from '../../../registry/operations/operations/cancel-operation.ts';
 import { books } from '../../helpers/ledger.ts';
 import { buildApp } from '../../../cli/build-app.ts';
 import { createOperationRunner, type Job } from '../../../domain/operations/runner.ts';
@@ -26,8 +29,9 @@ describe.each(DB_TARGETS)('operations through HTTP (%s)', (target) => {
     tenant = await makeTenant(t.services.database.prisma);
     b = books(app, tenant.key, tenant.companyId);
     expect((await b.createYear('2026-01-01')).status).toBe(201);
-    for (const type of ['fiscal_year.closed', 'operation.succeeded', 'operation.cancelled', 'operation.failed']) {
-      const hook = await call(app, 'POST', `/api/v1/companies/${tenant.companyId}/webhooks`, {
+    for (const type of ['fiscal_year.closed', 'operation.succeeded', 'operation.cancelled', 'operation.failed'] as const) {
+      const hook = await callOp(app, createWebhook, {
+        params: { companyId: tenant.companyId },
         key: tenant.key,
         headers: { 'idempotency-key': randomUUID() },
         body: { event_type: type, webhook_url: 'https://hooks.example.com/ops', name: type, description: '' },
@@ -248,13 +252,14 @@ describe.each(DB_TARGETS)('operations through HTTP (%s)', (target) => {
     expect((await b.send('GET', '/operations?kind=nope')).status).toBe(400);
     const other = await makeTenant(t.services.database.prisma);
     const id = succeeded[0].id;
-    expect((await call(app, 'GET', `/api/v1/companies/${other.companyId}/operations/${id}`, { key: other.key })).status).toBe(404);
-    expect((await call(app, 'POST', `/api/v1/companies/${other.companyId}/operations/${id}/cancel`, { key: other.key })).status).toBe(404);
+    expect((await callOp(app, getOperation, { params: { companyId: other.companyId, operationId: id }, key: other.key })).status).toBe(404);
+    expect((await callOp(app, cancelOperation, { params: { companyId: other.companyId, operationId: id }, key: other.key })).status).toBe(404);
   });
 
   it("re-enqueues a webhook's dead deliveries in a window as fresh ones, exactly once", async () => {
     const hook = (
-      await call(app, 'POST', `/api/v1/companies/${tenant.companyId}/webhooks`, {
+      await callOp(app, createWebhook, {
+        params: { companyId: tenant.companyId },
         key: tenant.key,
         headers: { 'idempotency-key': randomUUID() },
         body: { event_type: 'journal_entry.committed', webhook_url: 'https://hooks.example.com/recover', name: 'r', description: '' },

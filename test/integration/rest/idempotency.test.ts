@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
 import { makeTenant, type Tenant } from '../../helpers/factories.ts';
-import { call } from '../../helpers/http.ts';
+import { callOp, type OpRequest } from '../../helpers/call-op.ts';
+import { updateCompany } from '../../../registry/operations/companies/update-company.ts';
 import { createApp } from '../../../rest/app.ts';
 import { registry } from '../../../registry/index.ts';
 
@@ -17,8 +18,9 @@ describe.each(DB_TARGETS)('idempotency (%s)', (target) => {
   });
   afterAll(async () => t?.close());
 
-  const patch = (key: string, body: unknown, idempotencyKey?: string) =>
-    call(app, 'PATCH', `/api/v1/companies/${tenant.companyId}`, {
+  const patch = (key: string, body: OpRequest<typeof updateCompany>['body'], idempotencyKey?: string) =>
+    callOp(app, updateCompany, {
+      params: { companyId: tenant.companyId },
       key,
       body,
       ...(idempotencyKey && { headers: { 'idempotency-key': idempotencyKey } }),
@@ -57,7 +59,8 @@ describe.each(DB_TARGETS)('idempotency (%s)', (target) => {
   it('scopes keys to the API key record', async () => {
     const other = await makeTenant(t.services.database.prisma);
     const mine = await patch(tenant.key, { name: 'Mine AB' }, 'shared-key');
-    const theirs = await call(app, 'PATCH', `/api/v1/companies/${other.companyId}`, {
+    const theirs = await callOp(app, updateCompany, {
+      params: { companyId: other.companyId },
       key: other.key,
       body: { name: 'Theirs AB' },
       headers: { 'idempotency-key': 'shared-key' },
@@ -79,7 +82,7 @@ describe.each(DB_TARGETS)('idempotency (%s)', (target) => {
   it('rejects an idempotency key that is not 1-255 visible ASCII characters', async () => {
     const response = await patch(tenant.key, { name: 'x' }, 'x'.repeat(256));
     expect(response.status).toBe(400);
-    expect(response.body.error.details[0].path).toBe('header.Idempotency-Key');
+    expect(response.body.error.details![0]!.path).toBe('header.Idempotency-Key');
   });
 
   it('reports a request still in progress with 409', async () => {

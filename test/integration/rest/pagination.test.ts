@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
 import { makeKey, makeUser } from '../../helpers/factories.ts';
-import { call } from '../../helpers/http.ts';
+import { callOp, type OpResponse } from '../../helpers/call-op.ts';
+import { listCompanies } from '../../../registry/operations/companies/list-companies.ts';
 import { createApp } from '../../../rest/app.ts';
 import { registry } from '../../../registry/index.ts';
 import { encodeCursor } from '../../../domain/kernel/pagination.ts';
@@ -52,12 +53,11 @@ describe.each(DB_TARGETS)('companies list keyset pagination (%s)', (target) => {
     const seen: string[] = [];
     let cursor: string | null = null;
     for (let page = 0; page < MEMBERSHIPS; page++) {
-      const query: string = cursor ? `?limit=${limit}&cursor=${encodeURIComponent(cursor)}` : `?limit=${limit}`;
-      const response = await call(app, 'GET', `/api/v1/companies${query}`, { key });
+      const response: OpResponse<typeof listCompanies> = await callOp(app, listCompanies, { key, query: { limit, ...(cursor && { cursor }) } });
       expect(response.status).toBe(200);
       const { companies } = response.body.data;
       seen.push(...companies.map((c: { id: string }) => c.id));
-      const { has_more, next_cursor } = response.body.meta.pagination;
+      const { has_more, next_cursor } = response.body.meta.pagination!;
       expect(companies.length).toBeLessThanOrEqual(limit);
       if (!has_more) {
         expect(next_cursor).toBeNull();
@@ -76,7 +76,7 @@ describe.each(DB_TARGETS)('companies list keyset pagination (%s)', (target) => {
   });
 
   it('restarts at page one for malformed, foreign or stale cursors', async () => {
-    const first = await call(app, 'GET', '/api/v1/companies?limit=5', { key });
+    const first = await callOp(app, listCompanies, { key, query: { limit: 5 } });
     const firstIds = first.body.data.companies.map((c: { id: string }) => c.id);
     const stale = [
       'not-a-cursor',
@@ -93,7 +93,7 @@ describe.each(DB_TARGETS)('companies list keyset pagination (%s)', (target) => {
       encodeCursor('companies', { at: '2026-01-01T00:00:00Z', id: '00000000-0000-4000-8000-000000000000' }) + 'A'.repeat(600),
     ];
     for (const cursor of stale) {
-      const response = await call(app, 'GET', `/api/v1/companies?limit=5&cursor=${encodeURIComponent(cursor)}`, { key });
+      const response = await callOp(app, listCompanies, { key, query: { limit: 5, cursor } });
       expect(response.status, cursor).toBe(200);
       expect(response.body.data.companies.map((c: { id: string }) => c.id)).toEqual(firstIds);
     }

@@ -4,7 +4,7 @@ import { assignNames, toolName } from '../../../mcp/naming.ts';
 import { pathArgumentName } from '../../../mcp/arguments.ts';
 import { resolveSelection } from '../../../mcp/toolsets.ts';
 import { toJsonSchema } from '../../../mcp/schema.ts';
-import { compileTools, ToolIndex } from '../../../mcp/tools.ts';
+import { compileTools, IDEMPOTENCY_ARG, ToolIndex } from '../../../mcp/tools.ts';
 import { toRequest } from '../../../mcp/call-tool.ts';
 import { hostPolicy } from '../../../mcp/dns-rebinding.ts';
 import { defineOperation, GROUPS, type Group } from '../../../registry/define-operation.ts';
@@ -134,13 +134,23 @@ describe('tool compilation', () => {
   });
 
   it("compiles every registry tool's argument validator (a pattern Ajv cannot compile fails here, not on a call)", () => {
-    for (const entry of compileTools(registry.operations, 'namespaced')) {
+    const outcomes = compileTools(registry.operations, 'namespaced').map((entry) => {
+      const required = (entry.tool.inputSchema.required ?? []).filter((name) => name !== IDEMPOTENCY_ARG);
+      let outcome: string;
       try {
         entry.validate({});
+        outcome = 'accepted';
       } catch (error) {
-        expect(error, entry.name).toBeInstanceOf(DomainError);
+        outcome = error instanceof DomainError ? error.code : `threw ${String(error)}`;
       }
-    }
+      // No arguments: accepted when nothing (or only the idempotency key, the pipeline's to judge) is required.
+      const expected =
+        required.length > 0 ? 'VALIDATION_ERROR' : entry.tool.inputSchema.required?.includes(IDEMPOTENCY_ARG) ? 'IDEMPOTENCY_KEY_REQUIRED' : 'accepted';
+      return [entry.name, outcome, expected] as const;
+    });
+    expect(outcomes.filter(([, outcome, expected]) => outcome !== expected)).toEqual([]);
+    // Tools that take nothing required and tools that do both occur: each path ran.
+    expect(new Set(outcomes.map(([, outcome]) => outcome))).toEqual(new Set(['accepted', 'VALIDATION_ERROR']));
   });
 
   it('derives path argument names mechanically', () => {

@@ -20,4 +20,12 @@ describe('one file per operation', () => {
       .filter((file) => (readFileSync(join(OPERATIONS_DIR, file), 'utf8').match(/defineOperation\(/g) ?? []).length > 1);
     expect(crowded).toEqual([]);
   });
+
+  it('every file that declares an operation is listed in registry/index.ts (an unlisted one would be served by no surface)', () => {
+    const listed = new Set(registry.operations.map((op) => `${op.group}/${kebab(op.id)}.ts`));
+    const unlisted = readdirSync(OPERATIONS_DIR, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts') && readFileSync(join(OPERATIONS_DIR, file), 'utf8').includes('defineOperation('))
+      .filter((file) => !listed.has(file));
+    expect(unlisted).toEqual([]);
+  });
 });

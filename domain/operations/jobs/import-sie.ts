@@ -6,6 +6,7 @@ import { checkLooksLikeSie, importSieBatch, planSieImport, prepareSieImport, rea
 import type { Operation } from '../schemas.ts';
 import { enqueueOperation } from '../store.ts';
 import type { Job } from '../runner.ts';
+import { sieImportKind } from '../kinds/sie-import.ts';
 
 /** Where a rerun resumes: after the setup, at verification `next` (0-based, in file order). */
 const Checkpoint = z
@@ -24,7 +25,7 @@ type Checkpoint = NonNullable<z.infer<typeof Checkpoint>>;
  * dry run reads and plans the whole file at once and shows the plan as the operation's result.
  */
 export async function startSieImport(ctx: OperationContext, companyId: string, file: { filename: string | null; bytes: Buffer }): Promise<Operation> {
-  requireScope(ctx, 'companies:write');
+  requireScope(ctx, sieImportKind.scope);
   checkLooksLikeSie(file.bytes);
   const preview = ctx.dryRun
     ? await withTransaction(ctx, async (tx) => {
@@ -34,7 +35,7 @@ export async function startSieImport(ctx: OperationContext, companyId: string, f
     : null;
   // The client's file name is kept for the record only (display), without control characters.
   const filename = file.filename?.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255) ?? null;
-  const operation = await enqueueOperation(ctx, companyId, 'sie_import', { filename, bytes: file.bytes.length }, file.bytes);
+  const operation = await enqueueOperation(ctx, companyId, sieImportKind.kind, { filename, bytes: file.bytes.length }, file.bytes);
   return preview ? { ...operation, result: preview } : operation;
 }
 

@@ -3,23 +3,28 @@ import type { OperationContext } from '../../context.ts';
 import { requireScope, withTransaction } from '../../context.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { DELIVERY_CHANNEL } from '../../events/emit.ts';
+import { DELIVERY_STATUSES } from '../../webhooks/schemas.ts';
 import { findWebhook, requirePayrollScopeFor, webhookNotFound } from '../../webhooks/subscriptions.ts';
 import type { Job } from '../runner.ts';
+import { recoverWebhookDeliveriesKind } from '../kinds/recover-webhook-deliveries.ts';
 
 /** Sources re-enqueued per transaction (and per checkpoint). */
 export const RECOVER_BATCH = 500;
+
+/** The delivery statuses a recovery may send again: the given-up ones and those still being retried. */
+export const RecoverableStatus = z.enum(DELIVERY_STATUSES).extract(['dead', 'failed']);
 
 export const RecoverInput = z.object({
   webhook_id: z.uuid(),
   since: z.iso.datetime(),
   until: z.iso.datetime(),
-  statuses: z.array(z.enum(['dead', 'failed'])).min(1),
+  statuses: z.array(RecoverableStatus).min(1),
 });
 export type RecoverInput = z.infer<typeof RecoverInput>;
 
 /** The checks the queue call makes before accepting: the webhook exists, is enabled, and the key may see its events. */
 export async function checkRecoverable(ctx: OperationContext, companyId: string, webhookId: string): Promise<void> {
-  requireScope(ctx, 'webhooks:manage');
+  requireScope(ctx, recoverWebhookDeliveriesKind.scope);
   const webhook = await findWebhook(ctx, companyId, webhookId);
   if (!webhook) throw webhookNotFound();
   requirePayrollScopeFor(ctx, webhook.eventType);

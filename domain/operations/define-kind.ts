@@ -1,0 +1,33 @@
+import type { Scope } from '../kernel/scopes.ts';
+import type { JobHandler, KindDefinition } from './runner.ts';
+
+/**
+ * A long-running operation kind, declared once in its own file under kinds/: the kinds list (and
+ * so the Operation schema's `kind` enum), the runner's map and the scopes all derive from it.
+ */
+export interface LongRunningKind<K extends string = string> extends KindDefinition {
+  /** The `kind` stored on the operation row (snake_case; the operations.kind CHECK lists it too). */
+  kind: K;
+  /** The scope a caller needs to queue it: the starting operation's scope, checked again by its domain verb. */
+  scope: Scope;
+  /** The scopes the job acts with: `scope` plus `actsWith` (it was authorised when it was queued). */
+  scopes: readonly Scope[];
+}
+
+export interface KindDeclaration<K extends string> {
+  kind: K;
+  scope: Scope;
+  /** Further scopes the job's domain verbs check, beyond `scope`. */
+  actsWith?: readonly Scope[];
+  /**
+   * The job. Load its code with a dynamic import: the job's modules reach the event catalogue,
+   * which holds the Operation schema, which lists every kind — a static import would close that
+   * circle and leave a kind undefined while its file is still loading.
+   */
+  handler: JobHandler;
+}
+
+export function defineKind<const K extends string>(declaration: KindDeclaration<K>): LongRunningKind<K> {
+  const { actsWith = [], ...rest } = declaration;
+  return { ...rest, scopes: [declaration.scope, ...actsWith] };
+}

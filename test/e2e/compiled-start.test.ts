@@ -1,0 +1,39 @@
+import { mkdtempSync, statSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT, startBuilt, type RunningProcess } from '../helpers/process.ts';
+
+// npm start runs the compiled bundle in .build/ (scripts/build.mjs); these tests run that path,
+// where every other end-to-end test runs the sources through tsx.
+describe('npm start: compiled JavaScript', () => {
+  const running: RunningProcess[] = [];
+  afterAll(async () => {
+    await Promise.all(running.map((p) => p.stop()));
+  });
+
+  it('rebuilds a build older than the sources, then migrates, seeds and serves from .build/', async () => {
+    const stamp = join(ROOT, '.build', 'built-at');
+    // A build from long ago is stale against any source file: the launcher must rebuild it.
+    utimesSync(stamp, new Date(0), new Date(0));
+    const dataDir = mkdtempSync(join(tmpdir(), 'acct-built-'));
+    const server = startBuilt('serve', { DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' });
+    running.push(server);
+    const [, key] = await server.waitFor(/(sk_test_[0-9A-Za-z]{32})/);
+    const [, port] = await server.waitFor(/"port":(\d+)/);
+    expect(statSync(stamp).mtimeMs).toBeGreaterThan(Date.now() - 10 * 60_000);
+
+    const base = `http://127.0.0.1:${port}/api/v1`;
+    expect((await fetch(`${base}/health`)).status).toBe(200);
+    const companies = await fetch(`${base}/companies`, { headers: { authorization: `Bearer ${key}` } });
+    expect(companies.status).toBe(200);
+    // The MCP tool list, compiled on the first /mcp request rather than at start-up, is served.
+    const listed = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(listed.status).toBe(200);
+    expect(((await listed.json()) as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(20);
+  }, 300_000); // a build and a cold start on the embedded database
+});
