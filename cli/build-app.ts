@@ -5,6 +5,7 @@ import type { RouteModule } from '../http/app-env.ts';
 import { mcpRoutes } from '../mcp/http.ts';
 import { discoveryRoutes } from '../discovery/routes.ts';
 import { cronRoute } from '../dispatcher/cron-route.ts';
+import { oauthRoutes } from '../http/oauth/routes.ts';
 import { mcpContentSources } from './mcp-content.ts';
 import type { Metrics } from '../ops/metrics.ts';
 
@@ -23,6 +24,7 @@ export const routeModules = (services: Services, options: BuildOptions = {}): re
   mcpRoutes({ content: mcpContentSources(services), metrics: options.metrics?.requests }),
   discoveryRoutes,
   cronRoute({ onOutcomes: options.metrics?.onDeliveries }),
+  oauthRoutes,
 ];
 
 export const buildApp = (services: Services, options: BuildOptions = {}) =>

@@ -96,7 +96,7 @@ function renderSkill(name: string, description: string, group: Group, ops: reado
       `- Base URL: \`${api}\`. The full description is \`${base}${DISCOVERY_PATHS.openapi}\`; the MCP server (same API key) is at \`${base}${DISCOVERY_PATHS.mcp}\`.`,
       ops.every(isPublic)
         ? '- These operations are public: no API key is needed (a bearer key, if sent, only attributes the call).'
-        : '- Authenticate every call with `Authorization: Bearer <API_KEY>`. A `sk_test_…` key reaches sandbox companies only, a `sk_live_…` key live ones. Each operation below names the scope the key must hold.',
+        : '- Authenticate every call with `Authorization: Bearer <API_KEY>`, or an OAuth access token a person granted you (a 401 names the metadata to start from). A `sk_test_…` key reaches sandbox companies only, a `sk_live_…` key live ones. Each operation below names the scope the key must hold.',
       ...(ops.some(isTenantScoped)
         ? ['- Company ids come from `GET /api/v1/companies`; never guess an id. A company you cannot access answers 404, exactly like one that does not exist.']
         : []),

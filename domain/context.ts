@@ -19,6 +19,11 @@ export interface Principal {
   mode: 'test' | 'live';
   /** Requests allowed per one-minute window for this key. */
   rateLimitPerMinute: number;
+  /**
+   * Set when the key record is an OAuth grant's (docs/oauth.md): it acts only on the companies
+   * the person granted, on top of every rule an API key obeys.
+   */
+  grant?: { id: string; companyIds: readonly string[] } | null;
 }
 
 /** Long-lived collaborators built once at start-up and shared by every request. */

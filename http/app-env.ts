@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
 import type { Principal, Services } from '../domain/context.ts';
 import type { Surface } from './request-metrics.ts';
@@ -8,7 +8,8 @@ import type { Surface } from './request-metrics.ts';
  * It lives here, below the surfaces, so no surface imports another's internals.
  */
 export interface AppEnv {
-  Bindings: { incoming?: IncomingMessage };
+  /** @hono/node-server's: the authorization server (a Koa app) answers on them directly. */
+  Bindings: { incoming?: IncomingMessage; outgoing?: ServerResponse };
   Variables: {
     requestId: string;
     principal: Principal | null;

@@ -1,6 +1,8 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { admit, type Admission } from '../domain/apikeys/admit.ts';
+import type { Admission } from '../domain/apikeys/admit.ts';
+import { admitBearer } from '../pipeline/admit-bearer.ts';
+import { acceptedAudiences, bearerChallenge, MCP_PATH } from '../http/oauth/resources.ts';
 import type { Principal } from '../domain/context.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
 import { errorBody, errorHeaders } from '../registry/error-catalog.ts';
@@ -24,7 +26,7 @@ import { ToolIndex, type ToolEntry } from './tools.ts';
 import { MCP_OPTIONS, MCP_QUERY_PARAMETERS, type McpOptionName } from '../registry/mcp-options.ts';
 import { configuredToolsets, resolveSelection, selectionKey, type Selection } from './toolsets.ts';
 
-export const MCP_PATH = '/mcp';
+export { MCP_PATH };
 
 // The API's security headers, minus X-Robots-Tag; no-store because answers carry tenant data.
 // Assembled once; a response adds its request id.
@@ -144,6 +146,9 @@ export const mcpRoutes =
     };
 
     const metrics = options.metrics ?? NO_REQUEST_METRICS;
+    const base = services.config.PUBLIC_BASE_URL;
+    const audiences = acceptedAudiences(base, 'mcp');
+    const challenge = (tokenSent: boolean): string => bearerChallenge(base, 'mcp', tokenSent);
     app.all(MCP_PATH, async (c) => {
       const requestId = c.get('requestId');
       // Metrics labels, until a lone tools/call names its operation below.
@@ -189,7 +194,10 @@ export const mcpRoutes =
 
       const unauthenticated = (missing: boolean): Response => {
         deny(missing ? 'missing_token' : 'invalid_token');
-        return domainError(new DomainError('UNAUTHENTICATED', { message: missing ? 'Missing bearer token.' : 'The API key is invalid or revoked.' }));
+        // The challenge names the resource metadata: how an OAuth client finds our authorization server (MCP authorization spec).
+        return domainError(new DomainError('UNAUTHENTICATED', { message: missing ? 'Missing bearer token.' : 'The API key is invalid or revoked.' }), {
+          'WWW-Authenticate': challenge(!missing),
+        });
       };
       const bearer = readBearer(c.req.header('authorization'));
       if (bearer.kind !== 'token') return unauthenticated(bearer.kind === 'missing');
@@ -202,15 +210,7 @@ export const mcpRoutes =
       const post = await readMcpPost(c.req.raw, MAX_BODY_BYTES);
       const call = post.ok ? operationToolCall(post.messages, tools) : null;
       if (call) c.set('operationLabel', call.entry.op.id);
-      const admission: Admission | null = await admit(
-        services.database.sql,
-        { token },
-        {
-          companyId: companyOf(call),
-          now: services.now(),
-          defaultRateLimit: services.config.RATE_LIMIT_PER_MINUTE,
-        },
-      );
+      const admission: Admission | null = await admitBearer(services, token, audiences, companyOf(call));
       if (!admission) return unauthenticated(false);
       const { principal } = admission;
       c.set('principal', principal);

@@ -1,5 +1,7 @@
 import { buildRegistry } from './build-registry.ts';
 import { getHealth } from './operations/platform/get-health.ts';
+import { listOAuthGrants } from './operations/platform/list-oauth-grants.ts';
+import { revokeOAuthGrant } from './operations/platform/revoke-oauth-grant.ts';
 import { listCompanies } from './operations/companies/list-companies.ts';
 import { getCompany } from './operations/companies/get-company.ts';
 import { updateCompany } from './operations/companies/update-company.ts';
@@ -83,6 +85,8 @@ import { getCapability } from './operations/discovery/get-capability.ts';
  */
 export const registry = buildRegistry([
   getHealth,
+  listOAuthGrants,
+  revokeOAuthGrant,
   listCompanies,
   getCompany,
   updateCompany,

@@ -1,12 +1,14 @@
 import type { Context } from 'hono';
 import type { Services } from '../domain/context.ts';
 import { attributeKey } from '../domain/apikeys/keys.ts';
-import { admit, type Admission } from '../domain/apikeys/admit.ts';
+import type { Admission } from '../domain/apikeys/admit.ts';
+import { admitBearer } from '../pipeline/admit-bearer.ts';
+import { acceptedAudiences } from '../http/oauth/resources.ts';
 import type { AppEnv } from '../http/app-env.ts';
 import { readBearer } from '../http/bearer.ts';
 
 /**
- * Admits a protected request with the privileged identity: the key, its rate-limit count and
+ * Admits a protected request with the privileged identity: the key (or OAuth access token), its rate-limit count and
  * (given the path's company) tenancy, in one round trip. invoke() enforces what it says.
  */
 export async function authenticate(
@@ -17,15 +19,7 @@ export async function authenticate(
   const bearer = readBearer(c.req.header('authorization'));
   if (bearer.kind === 'missing') return { ok: false, reason: 'missing_token' };
   if (bearer.kind === 'malformed') return { ok: false, reason: 'invalid_token' };
-  const admission = await admit(
-    services.database.sql,
-    { token: bearer.token },
-    {
-      companyId,
-      now: services.now(),
-      defaultRateLimit: services.config.RATE_LIMIT_PER_MINUTE,
-    },
-  );
+  const admission = await admitBearer(services, bearer.token, acceptedAudiences(services.config.PUBLIC_BASE_URL, 'api'), companyId);
   return admission ? { ok: true, admission } : { ok: false, reason: 'invalid_token' };
 }
 

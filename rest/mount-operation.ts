@@ -8,6 +8,7 @@ import { attributePublic, authenticate } from './auth.ts';
 import { logDenial, type DenialReason } from '../http/denial-log.ts';
 import { loggedHeader } from '../http/logged-header.ts';
 import { envelope } from '../http/envelope.ts';
+import { bearerChallenge } from '../http/oauth/resources.ts';
 import { wrappedErrorResponse } from '../http/error-response.ts';
 import { readJsonBody } from './read-body.ts';
 import { wrappedHeaders, wrappedJson } from '../http/security-headers.ts';
@@ -97,7 +98,12 @@ export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operat
     } catch (error) {
       // Answered here, not in app.onError, so the access log below records the status sent.
       const answered = error instanceof DomainError ? error : unexpectedError(error, services.logger, requestId);
-      return wrappedErrorResponse(requestId, answered, services.config.PUBLIC_BASE_URL);
+      // A 401 names the resource metadata, where an OAuth client discovers how to get a token (RFC 9728 §5.1).
+      const challenge =
+        answered.code === 'UNAUTHENTICATED'
+          ? { 'WWW-Authenticate': bearerChallenge(services.config.PUBLIC_BASE_URL, 'api', c.req.header('authorization') !== undefined) }
+          : undefined;
+      return wrappedErrorResponse(requestId, answered, services.config.PUBLIC_BASE_URL, challenge);
     }
   };
   const route = API_PREFIX + op.path;

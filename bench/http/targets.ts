@@ -90,7 +90,7 @@ function rawApp(query: Query, keySql = KEY_SQL): Hono {
     const [key] = await query<KeyRow>(keySql, [createHash('sha256').update(token).digest('hex')]);
     if (!key) return c.json({ error: 'unauthenticated' }, 401);
     // The app's own statement (domain/companies/list.ts), first page of 50: one row more says whether more follow.
-    const rows = await query<CompanyRow>(COMPANIES_PAGE, [key.user_id, key.mode === 'live', key.company_id, null, null, 51]);
+    const rows = await query<CompanyRow>(COMPANIES_PAGE, [key.user_id, key.mode === 'live', key.company_id, null, null, 51, null]);
     const page = rows.slice(0, 50);
     return c.json({
       data: {

@@ -32,6 +32,9 @@ interface Row {
   rate_limit_per_minute: number | null;
   request_count: number;
   company_access: boolean | null;
+  grant_id: string | null;
+  /** Comma-separated; null unless the key record is a grant's. */
+  grant_company_ids: string | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -61,6 +64,7 @@ export async function admit(sql: SqlClient, key: { token: string } | { apiKeyId:
       scopes: row.scopes === '' ? [] : row.scopes.split(','),
       mode: row.mode === 'live' ? 'live' : 'test',
       rateLimitPerMinute: row.rate_limit_per_minute ?? options.defaultRateLimit,
+      grant: row.grant_id === null ? null : { id: row.grant_id, companyIds: row.grant_company_ids ? row.grant_company_ids.split(',') : [] },
     },
     requestCount: row.request_count,
     company: companyId === null ? null : { id: companyId, access: row.company_access === true },

@@ -10,12 +10,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * Tenancy: the key's owner must be a member of the company, the company must not be archived,
  * its mode must match the key's (test keys reach sandbox companies only), and a key bound to a
- * company reaches only that one. Every failure is the same 404 as an unknown company.
+ * company reaches only that one, and an OAuth grant only the companies it was granted. Every failure is the same 404 as an unknown company.
  */
 export async function assertCompanyAccess(ctx: OperationContext, companyId: string): Promise<void> {
   const actor = requireActor(ctx);
   if (!UUID.test(companyId)) throw companyNotFound();
   if (actor.companyId !== null && actor.companyId !== companyId) throw companyNotFound();
+  if (actor.grant && !actor.grant.companyIds.includes(companyId)) throw companyNotFound();
   const membership = await ctx.db.membership.findFirst({
     where: {
       userId: actor.userId,

@@ -20,7 +20,8 @@ interface Row {
 
 /**
  * One page of a user's companies: $1 user, $2 livemode, $3 the key's bound company or null, $4 and
- * $5 the keyset position after which the page starts (null, null for the first), $6 the row limit.
+ * $5 the keyset position after which the page starts (null, null for the first), $6 the row limit,
+ * $7 an OAuth grant's companies or null.
  * Exported for the benchmarks' raw baselines, which read the same way.
  */
 export const COMPANIES_PAGE = `
@@ -32,6 +33,7 @@ export const COMPANIES_PAGE = `
      AND c.archived_at IS NULL
      AND c.livemode = $2
      AND ($3::uuid IS NULL OR c.id = $3::uuid)
+     AND ($7::uuid[] IS NULL OR c.id = ANY($7::uuid[]))
      AND ($4::timestamptz IS NULL OR (m.joined_at, m.id) > ($4::timestamptz, $5::uuid))
    ORDER BY m.joined_at, m.id
    LIMIT $6`;
@@ -51,6 +53,7 @@ export async function listCompanies(ctx: OperationContext, query: PaginationQuer
     after?.at ?? null,
     after?.id ?? null,
     query.limit + 1,
+    actor.grant ? [...actor.grant.companyIds] : null,
   ]);
   const { page, pagination } = keysetPage(rows, query.limit, (last) => encodeCursor(LIST_NAME, { at: last.joined_at, id: last.membership_id }));
   return {

@@ -46,8 +46,16 @@ describe.each(DB_TARGETS)('facts stated once (%s)', (target) => {
     ] as const) {
       expect(response.status, surface).toBe(401);
       expect(response.body.error.code, surface).toBe('UNAUTHENTICATED');
-      for (const [name, value] of Object.entries(UNAUTHENTICATED_HEADERS)) expect(response.headers.get(name), surface).toBe(value);
+      for (const [name, value] of Object.entries(UNAUTHENTICATED_HEADERS)) expect(response.headers.get(name), surface).toMatch(new RegExp(`^${value}`));
     }
+    // The OAuth-protected resources also name their metadata (RFC 9728 §5.1; MCP authorization spec).
+    expect(rest.headers.get('www-authenticate')).toBe(
+      'Bearer realm="api", resource_metadata="https://api.example.test/.well-known/oauth-protected-resource/api/v1"',
+    );
+    expect(mcp.headers.get('www-authenticate')).toBe(
+      'Bearer realm="api", resource_metadata="https://api.example.test/.well-known/oauth-protected-resource/mcp"',
+    );
+    expect(cron.headers.get('www-authenticate')).toBe('Bearer realm="api"');
   });
 
   it('sends Retry-After: 60 with RATE_LIMITED', async () => {

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { listGrants, OAuthGrant } from '../../../domain/oauth/grants.ts';
+import { defineOperation, READ_ONLY } from '../../define-operation.ts';
+import { grantExample } from './examples.ts';
+
+export const listOAuthGrants = defineOperation({
+  id: 'listOAuthGrants',
+  group: 'platform',
+  method: 'GET',
+  path: '/oauth-grants',
+  summary: 'List your OAuth grants',
+  description: 'Lists the agents you connected by OAuth (docs/oauth.md): client, companies, scopes, last use. An OAuth token sees only its own grant.',
+  auth: { scope: 'companies:read' },
+  ...READ_ONLY,
+  errors: [],
+  input: {},
+  output: z.object({ grants: z.array(OAuthGrant) }),
+  status: 200,
+  examples: { response: { grants: [grantExample] } },
+  // Not an MCP tool: the MCP tool list is at its token budget, and connecting agents is a person's business.
+  surfaces: ['api', 'cli'],
+  handler: async (ctx) => ({ data: { grants: await listGrants(ctx) } }),
+});
