@@ -27,12 +27,16 @@ export function resourceMetadata(base: string, resource: ProtectedResource | nul
   };
 }
 
+const PROVIDER_DISCOVERY_PATH = '/.well-known/openid-configuration';
 const JSON_HEADERS = { ...SECURITY_HEADERS, 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' };
 
 /** Hands a request to oidc-provider (a Koa app) on the Node request and response Hono runs on. */
 async function toProvider(services: Services, c: Context<AppEnv>): Promise<Response> {
   const { incoming, outgoing } = c.env ?? {};
   if (!incoming || !outgoing) throw new Error('the authorization server needs the Node request');
+  // oidc-provider 8 (the line supporting Node 20) serves its RFC 8414 metadata only under the
+  // OpenID discovery path; the document is the same.
+  if (c.req.path === AUTHORIZATION_SERVER_METADATA_PATH) incoming.url = PROVIDER_DISCOVERY_PATH;
   const { provider } = await oauthServer(services);
   // The API's headers first; the library adds its own (Cache-Control, Pragma) over them.
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) outgoing.setHeader(name, value);
