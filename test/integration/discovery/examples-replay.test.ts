@@ -19,6 +19,9 @@ import { insertFiscalYear } from '../../../domain/ledger/fiscal-years.ts';
 import { approveSalaryRun, bookSalaryRun, createSalaryRun } from '../../../domain/payroll/salary-runs.ts';
 import type { OperationContext } from '../../../domain/context.ts';
 import { SCOPES } from '../../../domain/kernel/scopes.ts';
+import { authenticateKey } from '../../../domain/apikeys/keys.ts';
+import { createGrant } from '../../../domain/oauth/grants.ts';
+import { GRANT_ID } from '../../../registry/operations/platform/examples.ts';
 
 /**
  * Every worked example in /api/v1/openapi.json is replayed against the real app, and each live
@@ -178,6 +181,14 @@ describe.each(DB_TARGETS)('documented examples replayed against the app (%s)', (
       const companyId = (op.examples.params as Record<string, string> | undefined)?.companyId;
       if (companyId) realIds.set(companyId, tenant.companyId);
     }
+    // A grant comes from a person's consent on the OAuth page, not from an operation: record one
+    // as that page does, so listOAuthGrants and revokeOAuthGrant replay against a real grant.
+    const signer = await authenticateKey(t.services.database.prisma, tenant.key, 1000);
+    const grant = await createGrant(
+      { ...systemContext(t.services), actor: signer },
+      { providerGrantId: 'replay', clientId: 'replay-client', clientName: 'Replay agent', scopes: ['companies:read'], companyIds: [tenant.companyId] },
+    );
+    realIds.set(GRANT_ID, grant.id);
   });
   afterAll(async () => t?.close());
 
