@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { appendAudit } from '../audit/append.ts';
 import type { OperationContext, Principal, Services } from '../context.ts';
-import { requireActor, withTransaction } from '../context.ts';
+import { requireActor, requireScope, withTransaction } from '../context.ts';
 import { sha256Hex } from '../kernel/crypto.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { Scope } from '../kernel/scopes.ts';
@@ -128,6 +128,11 @@ export async function activeGrantByProviderId(services: Services, providerGrantI
 
 /** The caller's grants, newest first. A grant's own token sees only its own grant. */
 export async function listGrants(ctx: OperationContext): Promise<OAuthGrant[]> {
+  requireScope(ctx, 'companies:read');
+  return grantsOf(ctx);
+}
+
+async function grantsOf(ctx: OperationContext): Promise<OAuthGrant[]> {
   const actor = requireActor(ctx);
   const rows = await ctx.db.oauthGrant.findMany({
     where: { userId: actor.userId, ...(actor.grant && { id: actor.grant.id }) },
@@ -158,6 +163,7 @@ export async function listGrants(ctx: OperationContext): Promise<OAuthGrant[]> {
  * one transaction. An unknown or foreign id is NOT_FOUND; revoking twice changes nothing.
  */
 export async function revokeGrant(ctx: OperationContext, grantId: string): Promise<OAuthGrant> {
+  requireScope(ctx, 'companies:write');
   const actor = requireActor(ctx);
   await withTransaction(ctx, async (tx) => {
     const grant = await tx.db.oauthGrant.findFirst({ where: { id: grantId, userId: actor.userId, ...(actor.grant && { id: actor.grant.id }) } });
@@ -165,7 +171,7 @@ export async function revokeGrant(ctx: OperationContext, grantId: string): Promi
     await revokeGrantRecord(tx, grant.id, 'revoked_by_user');
     await revokeProviderGrant(readerOf(tx), grant.providerGrantId);
   });
-  const [listed] = (await listGrants(ctx)).filter((grant) => grant.id === grantId);
+  const [listed] = (await grantsOf(ctx)).filter((grant) => grant.id === grantId);
   if (!listed) throw new DomainError('NOT_FOUND', { message: 'No such grant.' });
   return listed;
 }

@@ -164,8 +164,8 @@ describe.each(DB_TARGETS)('SIE 4 export (%s)', (target) => {
         entry.lines.map((line: { account: string; debit: number; credit: number; description: string | null }) => ({
           account: line.account,
           amount: line.debit - line.credit,
-          // CP437 has no euro sign: characters it cannot hold are written as "?".
-          text: line.description?.replace('€', '?') ?? null,
+          // CP437 has no euro sign: it is written as its nearest CP437 form, EUR (issue 29).
+          text: line.description?.replace('€', 'EUR') ?? null,
         })),
       );
       expect(verification.transactions.reduce((sum, transaction) => sum + transaction.amount, 0)).toBe(0);
@@ -175,7 +175,7 @@ describe.each(DB_TARGETS)('SIE 4 export (%s)', (target) => {
     expect(transactions.length).toBe(Number(year.lines));
     expect(transactions.length).toBeGreaterThan(1_000);
     expect(transactions.filter((transaction) => transaction.amount > 0).reduce((sum, transaction) => sum + transaction.amount, 0)).toBe(Number(year.debit));
-    expect(transactions.find((transaction) => transaction.text?.startsWith('Vara 7 '))?.text).toBe('Vara 7 "märkt" \\ åäö ?');
+    expect(transactions.find((transaction) => transaction.text?.startsWith('Vara 7 '))?.text).toBe('Vara 7 "märkt" \\ åäö EUR');
   });
 
   it('an unknown fiscal year answers 404 before any byte is sent', async () => {
