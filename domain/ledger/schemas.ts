@@ -230,8 +230,8 @@ export const MIN_LINES = 2;
 export const MAX_LINES = 500;
 
 export const JournalEntryCreateBody = z.strictObject({
-  date: IsoDate.describe('Accounting date, YYYY-MM-DD.'),
-  description: LineDescription.describe('What happened, e.g. "Office supplies, Clas Ohlson".'),
+  date: IsoDate.describe('Accounting date.'),
+  description: LineDescription.describe('What happened, e.g. "Office supplies".'),
   series: Series.optional(),
   lines: z.array(JournalLineInput).min(MIN_LINES).max(MAX_LINES).describe('At least two; debits must equal credits to commit.'),
 });

@@ -12,8 +12,7 @@ export const createJournalEntry = defineOperation({
   path: '/companies/{companyId}/journal-entries',
   summary: 'Create a draft journal entry',
   description:
-    'Drafts a verification: a date, a description and at least two lines, each a debit or a credit in öre on an account number. ' +
-    'Nothing is in the books until commitJournalEntry.',
+    'Drafts a verification: a date, a description and two or more lines, each a debit or credit on an account. Not in the books until commitJournalEntry.',
   emits: ['journal_entry.created'],
   auth: { scope: 'companies:write' },
   risk: 'L1',
