@@ -84,7 +84,6 @@ engineSuite("ledger tools over MCP give REST's data", { now: () => NOW, app: (se
   });
   afterAll(async () => {
     await mcp?.close();
-    await t?.close();
   });
 
   it('create, commit and get a journal entry as tools; get equals REST', async () => {
