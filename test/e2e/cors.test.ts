@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { HAS_CHROMIUM, launchLoopbackChromium, warnIfNoChromium } from '../helpers/chromium.ts';
 import { createTestServices, type TestServices } from '../helpers/db.ts';
 import { makeTenant, type Tenant } from '../helpers/factories.ts';
 import { buildApp } from '../../cli/build-app.ts';
@@ -15,9 +15,7 @@ import { listen } from '../../rest/server.ts';
  * preflight answer and the headers it may read.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-if (!HAS_CHROMIUM) console.warn(`${CHROMIUM} is absent (apt-get install chromium): the CORS browser test is skipped`);
+warnIfNoChromium('the CORS browser test');
 
 /** A page server on its own port: a separate origin from the API's. */
 async function pageServer(): Promise<{ server: Server; origin: string }> {
@@ -55,20 +53,7 @@ describe.skipIf(!HAS_CHROMIUM)('CORS from a page on another origin, in headless 
     const listening = await listen(buildApp(t.services), 0, '127.0.0.1');
     api = listening.server;
     apiOrigin = `http://127.0.0.1:${listening.port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--no-proxy-server',
-        '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-      ],
-    });
+    browser = await launchLoopbackChromium();
   });
   afterAll(async () => {
     await browser?.close();

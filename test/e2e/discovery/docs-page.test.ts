@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { HAS_CHROMIUM, launchLoopbackChromium, warnIfNoChromium } from '../../helpers/chromium.ts';
 import type { ServerType } from '@hono/node-server';
 import { createTestServices, type TestServices } from '../../helpers/db.ts';
 import { buildApp } from '../../../cli/build-app.ts';
@@ -13,9 +13,7 @@ import { listen } from '../../../rest/server.ts';
  * host but the loopback server.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-if (!HAS_CHROMIUM) console.warn(`${CHROMIUM} is absent (apt-get install chromium): the /docs rendering test is skipped`);
+warnIfNoChromium('the /docs rendering test');
 
 describe.skipIf(!HAS_CHROMIUM)('/docs in headless Chromium', () => {
   let t: TestServices;
@@ -28,21 +26,7 @@ describe.skipIf(!HAS_CHROMIUM)('/docs in headless Chromium', () => {
     const listening = await listen(buildApp(t.services), 0, '127.0.0.1');
     server = listening.server;
     origin = `http://127.0.0.1:${listening.port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        // Belt and braces: no proxy, and no host name resolves, so nothing can leave loopback.
-        '--no-proxy-server',
-        '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-      ],
-    });
+    browser = await launchLoopbackChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { HAS_CHROMIUM, launchLoopbackChromium, warnIfNoChromium } from '../../helpers/chromium.ts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -20,9 +20,7 @@ const START_TIMEOUT_MS = 300_000;
  * both engines.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-if (!HAS_CHROMIUM) console.warn(`${CHROMIUM} is absent (apt-get install chromium): the OAuth browser flow is skipped`);
+warnIfNoChromium('the OAuth browser flow');
 
 /** An in-memory OAuthClientProvider, as a hosted agent keeps one per connected account. */
 class AgentAuth implements OAuthClientProvider {
@@ -78,20 +76,7 @@ describe.skipIf(!HAS_CHROMIUM).each(DB_TARGETS)('MCP SDK OAuth client with a per
     await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
     const address = callback.address();
     callbackUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/callback`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--no-proxy-server',
-        '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-      ],
-    });
+    browser = await launchLoopbackChromium();
   }, START_TIMEOUT_MS);
   afterAll(async () => {
     await browser?.close();
