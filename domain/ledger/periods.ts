@@ -2,7 +2,10 @@ import type { OperationContext } from '../context.ts';
 import { requireScope, withTransaction } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
-import { type Period, fromSqlDate, type PeriodListQuery } from './schemas.ts';
+import { z } from 'zod';
+import { BooksDate } from '../kernel/books-dates.ts';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, type PaginationMeta } from '../kernel/pagination.ts';
+import { type Period, fromSqlDate, type PeriodListQuery, toSqlDate } from './schemas.ts';
 
 interface PeriodRow {
   id: string;
@@ -25,18 +28,30 @@ export const toPeriod = (row: PeriodRow): Period => ({
 
 const periodNotFound = (): DomainError => new DomainError('NOT_FOUND', { message: 'No such period in this company.' });
 
-/** Periods in date order (twelve a year, so the list is bounded by the company's history). */
-export async function listPeriods(ctx: OperationContext, companyId: string, query: PeriodListQuery): Promise<Period[]> {
+const LIST_NAME = 'periods';
+const ListKey = z.object({ start: BooksDate });
+
+/** Periods in date order, a page at a time (keyset on the start date, unique per company). */
+export async function listPeriods(
+  ctx: OperationContext,
+  companyId: string,
+  query: PeriodListQuery,
+): Promise<{ periods: Period[]; pagination: PaginationMeta }> {
   requireScope(ctx, 'companies:read');
+  const after = decodeKeysetCursor(LIST_NAME, query.cursor, ListKey);
   const rows = await ctx.db.period.findMany({
     where: {
       companyId,
       ...(query.fiscal_year_id && { fiscalYearId: query.fiscal_year_id }),
       ...(query.status && { lockedAt: query.status === 'locked' ? { not: null } : null }),
+      ...(query.from && { endDate: { gte: toSqlDate(query.from) } }),
+      AND: [...(query.to ? [{ startDate: { lte: toSqlDate(query.to) } }] : []), ...(after ? [{ startDate: { gt: toSqlDate(after.start) } }] : [])],
     },
     orderBy: { startDate: 'asc' },
+    take: query.limit + 1,
   });
-  return rows.map(toPeriod);
+  const { page, pagination } = keysetPage(rows, query.limit, (last) => encodeKeysetCursor(LIST_NAME, { start: fromSqlDate(last.startDate) }));
+  return { periods: page.map(toPeriod), pagination };
 }
 
 interface LockedRow extends PeriodRow {
