@@ -1,5 +1,5 @@
 import type { OperationContext } from '../context.ts';
-import { requireScope, withTransaction } from '../context.ts';
+import { readRows, requireScope, withTransaction } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
 import { z } from 'zod';
@@ -99,20 +99,23 @@ export async function unlockPeriod(ctx: OperationContext, companyId: string, per
   });
 }
 
+export const PERIOD_FOR_DATE = `
+  SELECT p.id, p.fiscal_year_id AS "fiscalYearId", p.locked_at AS "lockedAt", y.closed_at AS "closedAt"
+    FROM periods p JOIN fiscal_years y ON y.company_id = p.company_id AND y.id = p.fiscal_year_id
+   WHERE p.company_id = $1::uuid AND p.start_date <= $2::date AND p.end_date >= $2::date
+     FOR SHARE OF p`;
+
 /**
  * Where a date is booked: its fiscal year and period, share-locked so a concurrent lockPeriod
- * waits for this commit (or this commit waits for the lock and then sees it).
+ * waits for this commit (or this commit waits for the lock and then sees it). Through the bare
+ * driver: every commit asks it inside its transaction.
  */
 export async function periodForDate(
   ctx: OperationContext,
   companyId: string,
   isoDate: string,
 ): Promise<{ periodId: string; fiscalYearId: string; locked: boolean; yearClosed: boolean } | null> {
-  const [row] = await ctx.db.$queryRaw<{ id: string; fiscalYearId: string; lockedAt: Date | null; closedAt: Date | null }[]>`
-    SELECT p.id, p.fiscal_year_id AS "fiscalYearId", p.locked_at AS "lockedAt", y.closed_at AS "closedAt"
-      FROM periods p JOIN fiscal_years y ON y.company_id = p.company_id AND y.id = p.fiscal_year_id
-     WHERE p.company_id = ${companyId}::uuid AND p.start_date <= ${isoDate}::date AND p.end_date >= ${isoDate}::date
-       FOR SHARE OF p`;
+  const [row] = await readRows<{ id: string; fiscalYearId: string; lockedAt: Date | null; closedAt: Date | null }>(ctx, PERIOD_FOR_DATE, [companyId, isoDate]);
   if (!row) return null;
   return { periodId: row.id, fiscalYearId: row.fiscalYearId, locked: row.lockedAt !== null, yearClosed: row.closedAt !== null };
 }
