@@ -24,6 +24,7 @@ function columns(rows: [string, string][], indent = 2): string {
 export function rootHelp(table: CommandTable): string {
   const commands: [string, string][] = table.commands.map((spec) => [`${spec.group} ${spec.name}`, spec.op.summary]);
   commands.push(['listen', 'Forward new events, signed like webhook deliveries, to a local receiver']);
+  commands.push(['completion <bash|zsh|fish>', 'Print a shell completion script (see README, "Shell completion")']);
   return [
     `${CLI_NAME}: the accounting API from the command line. Every command is one API operation, sent over HTTP.`,
     '',

@@ -3,6 +3,7 @@ import { API_VERSION } from '../../domain/kernel/version.ts';
 import type { Operation } from '../../registry/define-operation.ts';
 import { CLI_NAME } from '../../registry/cli-command.ts';
 import { parseFlags, type FlagDefinition } from './args.ts';
+import { completionScript } from './completion.ts';
 import { CliError, EXIT, usageError } from './errors.ts';
 import { commandHelp, groupHelp, rootHelp } from './help.ts';
 import { ApiError } from './http.ts';
@@ -89,6 +90,11 @@ async function dispatch(table: CommandTable, argv: readonly string[], io: MainIo
   if (argv[0] === 'help' && argv.length > 1) return dispatch(table, [...argv.slice(1), '--help'], io);
   if (argv[0] === '--version' || argv[0] === '-V') {
     io.stdout.write(`${versionLine()}\n`);
+    return EXIT.ok;
+  }
+  if (argv[0] === 'completion') {
+    if (argv.length > 2) throw usageError(`Unexpected argument "${argv[2]}".`, `Usage: ${CLI_NAME} completion <bash|zsh|fish>`);
+    io.stdout.write(completionScript(table, argv[1]));
     return EXIT.ok;
   }
   const [group, name] = commandWords(argv);
