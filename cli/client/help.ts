@@ -93,7 +93,7 @@ export function commandHelp(spec: CommandSpec): string {
     op.idempotencyKey === 'required'
       ? 'Required by this operation: when absent one is generated and printed on stderr; reuse it to retry safely.'
       : GLOBAL_FLAGS['idempotency-key'].description;
-  const requestFlags = globalFlagsOf(spec).filter((flag) => ['data', 'dry-run', 'idempotency-key', 'all'].includes(flag));
+  const requestFlags = globalFlagsOf(spec).filter((flag) => ['data', 'dry-run', 'idempotency-key', 'all', 'wait'].includes(flag));
   const lines = [
     `${CLI_NAME} ${spec.group} ${spec.name}: ${op.summary}`,
     '',

@@ -125,7 +125,7 @@ async function dispatch(table: CommandTable, argv: readonly string[], io: MainIo
   }
 
   const command = parseCommand(spec, argv, io.env);
-  return runCommand(spec, command.input, command.output, command.settings, io);
+  return runCommand(spec, command.input, command.output, command.settings, io, { table, ...(io.signal && { signal: io.signal }) });
 }
 
 export interface ParsedCommand {
@@ -148,7 +148,12 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[], env: Re
       ...(value('idempotency-key') !== undefined && { idempotencyKey: value('idempotency-key') }),
       ...(value('accept') !== undefined && { accept: value('accept') }),
     },
-    output: { json: value('json') === 'true', all: value('all') === 'true', ...(value('output') !== undefined && { output: value('output') }) },
+    output: {
+      json: value('json') === 'true',
+      all: value('all') === 'true',
+      wait: value('wait') === 'true',
+      ...(value('output') !== undefined && { output: value('output') }),
+    },
     settings: resolveSettings(env, { ...(value('base-url') && { baseUrl: value('base-url') }), ...(value('api-key') && { apiKey: value('api-key') }) }),
   };
 }
