@@ -97,6 +97,13 @@ export const ConfigSchema = z.object({
   DISPATCHER_TIMER: booleanFlag(true),
   /** PEM file of extra CAs trusted for webhook receivers, on top of the default store. */
   WEBHOOK_CA_FILE: optionalString,
+  /**
+   * How long the HTTP server keeps an idle keep-alive connection open. Longer than the 60 s idle
+   * timeout of common load balancers and proxies, so the proxy, never this server, closes an idle
+   * connection first: a server closing it first races a request the proxy is sending on it.
+   * The headers timeout is derived from it (HTTP_HEADERS_TIMEOUT_MARGIN_MS above).
+   */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(61_000).max(600_000).default(65_000),
   /** How long a stopping server waits for in-flight requests and sends before closing them. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
   /** Deliveries claimed per worker round (1-1000). */
@@ -136,6 +143,21 @@ export interface Config extends Omit<RawConfig, 'PUBLIC_BASE_URL' | 'METRICS_HOS
 }
 
 export const DEFAULT_METRICS_HOST = '127.0.0.1';
+
+/**
+ * The headers timeout sits this far above the keep-alive timeout: a request a proxy starts on a
+ * connection just before its keep-alive expires still gets its whole header time (Node's own
+ * guidance: headersTimeout above keepAliveTimeout, https://nodejs.org/api/http.html#serverheaderstimeout).
+ */
+export const HTTP_HEADERS_TIMEOUT_MARGIN_MS = 1_000;
+
+/** The HTTP server's idle and header timeouts, both from HTTP_KEEP_ALIVE_TIMEOUT_MS. */
+export function httpTimeouts(config: Pick<Config, 'HTTP_KEEP_ALIVE_TIMEOUT_MS'>): { keepAliveTimeoutMs: number; headersTimeoutMs: number } {
+  return {
+    keepAliveTimeoutMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    headersTimeoutMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS + HTTP_HEADERS_TIMEOUT_MARGIN_MS,
+  };
+}
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
