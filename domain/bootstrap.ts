@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type pino from 'pino';
 import { ConfigError, type Config } from './kernel/config.ts';
 import type { Services } from './context.ts';
@@ -8,6 +9,7 @@ import type { StatementListener } from './db/statement-log.ts';
 import { migratePglite, migratePostgres } from './db/migrate.ts';
 import { backfillPinDigests } from './payroll/pin-digest.ts';
 import { checkConfiguredFiles } from './platform/configured-files.ts';
+import { checkEncryptionKey } from './platform/key-check.ts';
 import { parseCidrList, RESOLVE_TIMEOUT_MS, systemResolver, type Resolver } from './webhooks/url-safety.ts';
 
 export interface BootstrapOptions {
@@ -15,6 +17,11 @@ export interface BootstrapOptions {
   now?: () => Date;
   /** Apply pending migrations before serving (the default; workers may skip it). */
   migrate?: boolean;
+  /**
+   * Compare ENCRYPTION_KEY with the database's recorded check value before anything uses it (the
+   * default; every entry point does). Only a test of a database that is not there turns it off.
+   */
+  checkKey?: boolean;
   /** Use an in-memory PGlite instead of DATA_DIR (tests). */
   memory?: boolean;
   /** DNS resolver for webhook URL checks; tests inject one so nothing depends on outside DNS. */
@@ -43,6 +50,16 @@ export async function createServices(config: Config, options: BootstrapOptions =
   });
   if (database.pglite && options.migrate !== false) await migratePglite(database.pglite);
   const secretBox = config.ENCRYPTION_KEY ? SecretBox.fromSetting(config.ENCRYPTION_KEY) : SecretBox.fromDataDir(config.DATA_DIR);
+  // Before anything reads or writes a secret with it (the PIN backfill below, deliveries, OAuth keys).
+  if (options.checkKey !== false) {
+    const keySource = config.ENCRYPTION_KEY ? 'ENCRYPTION_KEY' : `The key file ${join(config.DATA_DIR, 'encryption.key')}`;
+    try {
+      await checkEncryptionKey(database.prisma, secretBox, keySource);
+    } catch (error) {
+      await database.close();
+      throw error;
+    }
+  }
   if (options.migrate !== false) await backfillPinDigests(database.prisma, secretBox, logger);
   let allowedPrivateCidrs: string[];
   try {
