@@ -143,7 +143,9 @@ export async function recordBatch(services: Services, batch: SentBatch): Promise
     await withTransaction(dispatcherContext(services), async (tx) => {
       // Deliveries first, then webhooks in id order: a webhook DELETE locks in the same order
       // (its unfinished deliveries, then the webhook), and two batches lock webhooks alike.
-      await recordOutcomes(tx.db, records);
+      // Nothing recorded: a retry of a batch whose first recording did commit, or rows recovered
+      // meanwhile. Their health signals and disables were applied then, or belong to no claim now.
+      if ((await recordOutcomes(tx.db, records)) === 0) return;
       const webhookIds = [...new Set([...changes.map((c) => c.webhookId), ...disables.keys()])].sort();
       await tx.db.$queryRaw`
       SELECT id FROM webhooks WHERE id IN (SELECT jsonb_array_elements_text(${JSON.stringify(webhookIds)}::jsonb)::uuid)
@@ -177,6 +179,7 @@ function attemptRecord(row: ClaimedDelivery, sent: Sent, outcome: Outcome): Atte
     finished_at: sent.finishedAt.toISOString(),
     error_class: sent.errorClass,
     counted: true,
+    claimed_attempts: row.attempts,
   };
 }
 

@@ -18,11 +18,18 @@ export interface AttemptRecord {
    * stay as they are, so waiting can never exhaust the retry schedule, and no attempt is logged.
    */
   counted: boolean;
+  /**
+   * The row's attempts when it was claimed: which claim this outcome belongs to. A stuck recovery
+   * counts an attempt, so an outcome recorded late (retried after the database came back) never
+   * lands on a row that was recovered, or recovered and claimed again, in the meantime.
+   */
+  claimed_attempts: number;
 }
 
 /**
  * One statement for a whole batch: update every delivery row and append its attempt (a counted
- * one). Rows no longer in_flight (recovered meanwhile) are left alone and log no attempt.
+ * one). Rows no longer in the claim the outcome belongs to (recovered meanwhile) are left alone and
+ * log no attempt, so recording the same batch again is harmless. Returns the attempts logged.
  */
 export async function recordOutcomes(db: Db, records: readonly AttemptRecord[]): Promise<number> {
   if (records.length === 0) return 0;
@@ -31,7 +38,7 @@ export async function recordOutcomes(db: Db, records: readonly AttemptRecord[]):
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(
         id uuid, status text, next_attempt_at timestamptz, response_status int, response_body text,
         response_headers jsonb, last_error text, dead_reason text, started_at timestamptz,
-        finished_at timestamptz, error_class text, counted boolean)
+        finished_at timestamptz, error_class text, counted boolean, claimed_attempts int)
     ), updated AS (
       UPDATE webhook_deliveries d
          SET status = o.status,
@@ -43,7 +50,7 @@ export async function recordOutcomes(db: Db, records: readonly AttemptRecord[]):
              last_error = o.last_error,
              dead_reason = o.dead_reason
         FROM o
-       WHERE d.id = o.id AND d.status = 'in_flight'
+       WHERE d.id = o.id AND d.status = 'in_flight' AND d.attempts = o.claimed_attempts
       RETURNING d.id, d.attempts
     )
     INSERT INTO webhook_delivery_attempts
