@@ -38,8 +38,9 @@ export interface BootstrapOptions {
 export async function createServices(config: Config, options: BootstrapOptions = {}): Promise<Services> {
   const logger = options.logger ?? createLogger(config.LOG_LEVEL, { pretty: prettyLogs(config.LOG_FORMAT, options.stdoutIsTerminal ?? false) });
   checkConfiguredFiles(config, { dataDirUsed: (config.embedded && !options.memory) || !config.ENCRYPTION_KEY });
-  // Migrations hold a session advisory lock: always on the direct connection, never a pooler's.
-  if (config.DATABASE_DIRECT_URL && options.migrate !== false) await migratePostgres(config.DATABASE_DIRECT_URL);
+  // Migrations run as the schema's owner and hold a session advisory lock: always on a direct
+  // connection (DATABASE_MIGRATION_URL, by default the direct one), never a pooler's.
+  if (config.DATABASE_MIGRATION_URL && options.migrate !== false) await migratePostgres(config.DATABASE_MIGRATION_URL);
   const database = await openDatabase({
     databaseUrl: config.DATABASE_URL,
     anonDatabaseUrl: config.DATABASE_ANON_URL,

@@ -82,6 +82,12 @@ export const ConfigSchema = z.object({
    * and migrations (a session advisory lock) need one. Defaults to DATABASE_URL.
    */
   DATABASE_DIRECT_URL: optionalString,
+  /**
+   * The owner of the schema, used for migrations alone (a session, never a pooler's). Set it when
+   * DATABASE_URL is the runtime role (api_runtime), which can read and write rows but not change
+   * the schema. Defaults to DATABASE_DIRECT_URL (one identity does both, as before).
+   */
+  DATABASE_MIGRATION_URL: optionalString,
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `auto`: human-readable when standard output is a terminal, JSON lines otherwise. */
@@ -191,6 +197,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (!embedded && raw.ENCRYPTION_KEY === undefined) {
     throw new ConfigError('Missing required setting ENCRYPTION_KEY: with DATABASE_URL set, secrets at rest need a configured 32-byte key.');
   }
+  if (embedded && raw.DATABASE_MIGRATION_URL !== undefined) {
+    throw new ConfigError('Invalid configuration: DATABASE_MIGRATION_URL needs DATABASE_URL (it is the schema owner of the same PostgreSQL database).');
+  }
   if (embedded && raw.DATABASE_DIRECT_URL !== undefined) {
     throw new ConfigError('Invalid configuration: DATABASE_DIRECT_URL needs DATABASE_URL (it is the direct connection to the same PostgreSQL database).');
   }
@@ -206,6 +215,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   return {
     ...raw,
     DATABASE_DIRECT_URL: directUrl,
+    DATABASE_MIGRATION_URL: raw.DATABASE_MIGRATION_URL ?? directUrl,
     PUBLIC_BASE_URL: publicBaseUrl,
     METRICS_HOST: raw.METRICS_HOST ?? DEFAULT_METRICS_HOST,
     embedded,
