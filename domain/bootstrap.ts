@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type pino from 'pino';
-import { ConfigError, type Config } from './kernel/config.ts';
+import { ConfigError, databaseWaits, type Config } from './kernel/config.ts';
 import type { Services } from './context.ts';
 import { SecretBox } from './kernel/crypto.ts';
 import { createLogger, prettyLogs } from './kernel/logger.ts';
@@ -47,6 +47,7 @@ export async function createServices(config: Config, options: BootstrapOptions =
     dataDir: options.memory ? 'memory' : config.DATA_DIR,
     onStatement: options.onStatement,
     preparedStatements: !config.pooled,
+    waits: databaseWaits(config),
     ...(options.processName && { processName: options.processName }),
   });
   if (database.pglite && options.migrate !== false) await migratePglite(database.pglite);

@@ -88,6 +88,13 @@ export const ConfigSchema = z.object({
    * the schema. Defaults to DATABASE_DIRECT_URL (one identity does both, as before).
    */
   DATABASE_MIGRATION_URL: optionalString,
+  /**
+   * PostgreSQL: the server cancels a statement of the service running longer than this (the
+   * sessions' statement_timeout), and the client gives up on one that has no answer
+   * DATABASE_DEADLINE_MARGIN_MS later, discarding its connection (a frozen server). Either way a
+   * request answers 503 SERVICE_UNAVAILABLE with Retry-After. Migrations and LISTEN have no bound.
+   */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `auto`: human-readable when standard output is a terminal, JSON lines otherwise. */
@@ -156,6 +163,23 @@ export const DEFAULT_METRICS_HOST = '127.0.0.1';
  * guidance: headersTimeout above keepAliveTimeout, https://nodejs.org/api/http.html#serverheaderstimeout).
  */
 export const HTTP_HEADERS_TIMEOUT_MARGIN_MS = 1_000;
+
+/**
+ * The client's deadline on a statement sits this far above the server's statement_timeout, so a
+ * slow statement is cancelled by the server (its connection kept) before the client would discard
+ * the connection; only a server that does not answer at all meets the client's deadline.
+ */
+export const DATABASE_DEADLINE_MARGIN_MS = 1_000;
+
+/**
+ * The waits of the service's PostgreSQL pools. Behind a transaction-mode pooler (pooled) no
+ * statement_timeout is sent as a startup parameter (PgBouncer refuses unknown ones); set it on the
+ * role there (ALTER ROLE … SET statement_timeout); the client's deadline holds either way.
+ */
+export function databaseWaits(config: Pick<Config, 'DATABASE_STATEMENT_TIMEOUT_MS' | 'pooled'>): { statementTimeoutMs?: number; deadlineMs: number } {
+  const deadlineMs = config.DATABASE_STATEMENT_TIMEOUT_MS + DATABASE_DEADLINE_MARGIN_MS;
+  return config.pooled ? { deadlineMs } : { statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS, deadlineMs };
+}
 
 /** The HTTP server's idle and header timeouts, both from HTTP_KEEP_ALIVE_TIMEOUT_MS. */
 export function httpTimeouts(config: Pick<Config, 'HTTP_KEEP_ALIVE_TIMEOUT_MS'>): { keepAliveTimeoutMs: number; headersTimeoutMs: number } {
