@@ -43,20 +43,24 @@ const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'cli/serve.
     LOG_FORMAT: 'json',
     DISPATCHER_TIMER: 'false',
   },
-  stdio: ['ignore', 'pipe', 'inherit'],
+  stdio: ['ignore', 'pipe', 'pipe'],
 });
 try {
   let out = '';
   const port = await new Promise<number>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /"port":(\d+)/.exec(out);
-      if (match) resolve(Number(match[1]));
-    });
+    // The start-up line may come on either stream; both are read to their end (a full pipe would stall the server).
+    for (const stream of [child.stdout, child.stderr]) {
+      stream.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const match = /"port":(\d+)/.exec(out);
+        if (match) resolve(Number(match[1]));
+      });
+    }
     child.once('exit', (code) => reject(new Error(`the server exited with ${code} before listening`)));
   });
   await new Promise((resolve) => setTimeout(resolve, 2_000)); // start-up garbage settles
   const pid = child.pid!;
+  console.error(`uploads: server ${pid} on port ${port}; sending ${UPLOADS} uploads`);
   const before = rssOf(pid);
   let peak = before;
   const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 50);

@@ -93,8 +93,10 @@ export const ConfigSchema = z.object({
    * sessions' statement_timeout), and the client gives up on one that has no answer
    * DATABASE_DEADLINE_MARGIN_MS later, discarding its connection (a frozen server). Either way a
    * request answers 503 SERVICE_UNAVAILABLE with Retry-After. Migrations and LISTEN have no bound.
+   * 15 s by default: with 5 s, one of eight concurrent 20 MiB uploads (npm run bench uploads) had
+   * its insert cancelled on a busy 2-core machine; lower it where uploads are small.
    */
-  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `auto`: human-readable when standard output is a terminal, JSON lines otherwise. */
