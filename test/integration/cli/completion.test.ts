@@ -181,3 +181,12 @@ describe('accounting completion', () => {
     120_000,
   );
 });
+
+describe('a reader that stops early', () => {
+  it('ends the client quietly: `accounting completion fish | head -1` exits 0 with nothing on stderr', () => {
+    const run = spawnSync('bash', ['-c', `set -o pipefail; node bin/${CLI_NAME}.mjs completion fish | head -1`], { cwd: ROOT, encoding: 'utf8' });
+    expect(run.stdout).toMatch(/^# fish completion/);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+  }, 60_000);
+});
