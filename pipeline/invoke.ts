@@ -14,7 +14,7 @@ import { parseInput, type RawInput } from './parse-input.ts';
 import { assertWithinRateLimit } from './rate-limit.ts';
 import type { BinaryBody } from '../domain/kernel/binary-body.ts';
 import { JSON_MEDIA_TYPE } from '../registry/media-types.ts';
-import { chooseMediaType } from './negotiate.ts';
+import { chooseMediaType, negotiateLanguage } from './negotiate.ts';
 
 /**
  * The one request pipeline every surface (REST, MCP) runs an operation through, so both give the
@@ -54,6 +54,11 @@ export interface Invocation {
    * surface may name one type). Only operations with `produces` negotiate; absent: the default.
    */
   accept?: string | undefined;
+  /**
+   * The languages the caller prefers, as an HTTP Accept-Language value (REST passes its header,
+   * the CLI its --lang). Only representations offered in several languages negotiate; absent: the default.
+   */
+  acceptLanguage?: string | undefined;
   onDenial?: (kind: DenialKind, error: DomainError) => void;
 }
 
@@ -185,7 +190,7 @@ async function invokeUnlogged(inv: Invocation): Promise<InvocationResult> {
     });
   }
 
-  if (mediaType !== JSON_MEDIA_TYPE) return render(ctx, op, mediaType, input);
+  if (mediaType !== JSON_MEDIA_TYPE) return render(ctx, op, mediaType, input, inv.acceptLanguage);
   if (op.database === 'none') return run({ ...ctx, db: NO_DATABASE, inTransaction: true }, inv, input);
   if (isPublic(op)) {
     // Public routes run as the least-privilege role, never the privileged identity.
@@ -202,10 +207,12 @@ async function render(
   op: Operation,
   mediaType: string,
   input: { params: unknown; query: unknown; body: unknown },
+  acceptLanguage: string | undefined,
 ): Promise<InvocationResult> {
   const representation = op.produces?.find((candidate) => candidate.mediaType === mediaType);
   if (!representation) throw new Error(`${op.id} has no representation ${mediaType}`);
-  const binary = await representation.render(ctx, input);
+  const language = representation.languages ? negotiateLanguage(representation.languages, acceptLanguage) : undefined;
+  const binary = await representation.render(ctx, input, language);
   return { status: op.status, data: null, meta: {}, replayed: false, binary };
 }
 

@@ -75,3 +75,43 @@ export function chooseMediaType(op: Pick<Operation, 'id' | 'output' | 'produces'
   }
   return chosen;
 }
+
+/**
+ * The language of a representation offered in several (RFC 9110 §12.5.4): Accept-Language's
+ * ranges with their quality values; a range matches an offer when they are equal or when the
+ * range's primary subtag is the offer (`en-GB` and `en` choose `en`), `*` matches any. The
+ * best quality above 0 wins, ties going to the offers' order. Nothing acceptable, a missing or an
+ * unreadable header: the default, the first offer — a language is a preference, so never a 406
+ * (RFC 9110 §12.5.4 lets a server answer in another language).
+ */
+export function negotiateLanguage(offers: readonly string[], acceptLanguage: string | undefined): string | undefined {
+  const fallback = offers[0];
+  if (acceptLanguage === undefined || acceptLanguage.trim() === '') return fallback;
+  const ranges: { tag: string; quality: number }[] = [];
+  for (const part of acceptLanguage.split(',')) {
+    const [range, ...parameters] = part.split(';').map((piece) => piece.trim());
+    const tag = (range ?? '').toLowerCase();
+    if (!/^(\*|[a-z]{1,8}(-[a-z0-9]{1,8})*)$/.test(tag)) continue;
+    let quality = 1;
+    for (const parameter of parameters) {
+      const [name, value] = parameter.split('=').map((piece) => piece.trim());
+      if (name?.toLowerCase() === 'q') quality = /^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(value ?? '') ? Number(value) : -1;
+    }
+    if (quality >= 0) ranges.push({ tag, quality });
+  }
+  let best: { offer: string; quality: number } | null = null;
+  for (const offer of offers) {
+    const wanted = offer.toLowerCase();
+    let specificity = -1;
+    let quality = 0;
+    for (const range of ranges) {
+      const rank = range.tag === wanted ? 2 : range.tag.split('-')[0] === wanted ? 1 : range.tag === '*' ? 0 : -1;
+      if (rank > specificity) {
+        specificity = rank;
+        quality = range.quality;
+      }
+    }
+    if (quality > 0 && (best === null || quality > best.quality)) best = { offer, quality };
+  }
+  return best?.offer ?? fallback;
+}

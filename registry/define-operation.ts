@@ -92,7 +92,13 @@ export interface FileContent {
 export interface Representation<P extends AnyObject = AnyObject, Q extends AnyObject = AnyObject> {
   /** The media type callers ask for with Accept and receive as Content-Type, e.g. `application/pdf`. */
   mediaType: string;
-  render: (ctx: OperationContext, input: HandlerInput<P, Q, undefined>) => Promise<BinaryBody>;
+  /**
+   * The languages it is written in, the default first (a report PDF: Swedish or English). The
+   * caller's Accept-Language chooses one (pipeline/negotiate.ts) and render gets it; absent: the
+   * representation has no language to choose.
+   */
+  languages?: readonly string[];
+  render: (ctx: OperationContext, input: HandlerInput<P, Q, undefined>, language: string | undefined) => Promise<BinaryBody>;
 }
 
 /** What a handler returns: the `data` part, plus list metadata for paginated operations. */
@@ -238,7 +244,8 @@ export type Operation = Omit<OperationDefinition<AnyObject, AnyObject, z.ZodType
 /** A representation as the surfaces hold it; its input was checked against the operation's schemas. */
 export interface ErasedRepresentation {
   mediaType: string;
-  render: (ctx: OperationContext, input: { params: unknown; query: unknown; body: unknown }) => Promise<BinaryBody>;
+  languages?: readonly string[];
+  render: (ctx: OperationContext, input: { params: unknown; query: unknown; body: unknown }, language: string | undefined) => Promise<BinaryBody>;
 }
 
 /**

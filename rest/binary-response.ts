@@ -29,6 +29,7 @@ export function binaryResponse(requestId: string, body: BinaryBody, status: numb
   const headers: Record<string, string> = { ...wrappedHeaders(requestId, false, extra), 'Content-Type': body.contentType };
   if (body.filename) headers['Content-Disposition'] = contentDisposition(body.filename);
   if (body.length !== undefined) headers['Content-Length'] = String(body.length);
+  if (body.language !== undefined) headers['Content-Language'] = body.language;
   return new Response(body.stream, { status, headers });
 }
 

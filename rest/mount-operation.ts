@@ -25,8 +25,6 @@ import { unexpectedError } from '../pipeline/unexpected-error.ts';
 export const toHonoPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
 
 const REPLAYED: Readonly<Record<string, string>> = Object.freeze({ 'Idempotent-Replayed': 'true' });
-const VARY: Readonly<Record<string, string>> = Object.freeze({ Vary: 'Accept' });
-const REPLAYED_VARY: Readonly<Record<string, string>> = Object.freeze({ ...REPLAYED, ...VARY });
 
 /** Query parameters as sent: a repeated name keeps every value, so the schema refuses it rather than one being picked. */
 function queryOf(c: Context<AppEnv>): Record<string, string | string[]> {
@@ -54,6 +52,11 @@ function denied(services: Services, c: Context<AppEnv>, reason: DenialReason, er
 export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operation, metrics: RequestMetrics = NO_REQUEST_METRICS): void {
   const tenantScoped = isTenantScoped(op);
   const takesBody = op.input.body !== undefined;
+  // The answer depends on Accept wherever there is more than one representation, and on
+  // Accept-Language where one is written in several languages (caches must know).
+  const varies = [...(op.produces?.length ? ['Accept'] : []), ...(op.produces?.some((representation) => representation.languages) ? ['Accept-Language'] : [])];
+  const vary: Readonly<Record<string, string>> | undefined = varies.length > 0 ? Object.freeze({ Vary: varies.join(', ') }) : undefined;
+  const replayedVary = Object.freeze({ ...REPLAYED, ...vary });
   const answer = async (c: Context<AppEnv>): Promise<Response> => {
     const requestId = newRequestId();
     c.set('requestId', requestId);
@@ -87,10 +90,10 @@ export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operat
         ...(op.input.file && { loadUpload: () => readUpload(c, op) }),
         idempotencyKey: c.req.header('idempotency-key'),
         accept: c.req.header('accept'),
+        acceptLanguage: c.req.header('accept-language'),
         onDenial: (kind, error) => denied(services, c, kind, error),
       });
-      // The answer depends on Accept wherever there is more than one representation (caches must know).
-      const extra = op.produces?.length ? (result.replayed ? REPLAYED_VARY : VARY) : result.replayed ? REPLAYED : undefined;
+      const extra = result.replayed ? replayedVary : vary;
       if (result.binary) return binaryResponse(requestId, result.binary, result.status, extra);
       if (result.file) return fileResponse(requestId, result.file, c.req.header('if-none-match'), extra);
       if (result.status === 204) return new Response(null, { status: 204, headers: wrappedHeaders(requestId, false, extra) });

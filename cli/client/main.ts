@@ -42,6 +42,7 @@ const ROOT_FLAGS = new Map<string, FlagDefinition>([
   ['api-key', { boolean: false }],
   ['output', { boolean: false }],
   ['accept', { boolean: false }],
+  ['lang', { boolean: false }],
 ]);
 
 /** The first two words that are not flags (or values of the global flags before them). */
@@ -147,6 +148,7 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[], env: Re
       ...(value('data') !== undefined && { data: value('data') }),
       ...(value('idempotency-key') !== undefined && { idempotencyKey: value('idempotency-key') }),
       ...(value('accept') !== undefined && { accept: value('accept') }),
+      ...(value('lang') !== undefined && { acceptLanguage: value('lang') }),
     },
     output: {
       json: value('json') === 'true',

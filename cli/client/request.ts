@@ -24,6 +24,8 @@ export interface CommandInput {
   dryRun: boolean;
   idempotencyKey?: string;
   accept?: string;
+  /** --lang: sent as Accept-Language, for answers written in several languages. */
+  acceptLanguage?: string;
   /** Query overrides the CLI sets itself (--all's cursor and page size). */
   query?: Record<string, string>;
 }
@@ -141,6 +143,7 @@ export async function buildRequest(spec: CommandSpec, input: CommandInput, setti
   // only: asking for JSON was a 406); --accept picks one where there are several.
   const offered = offeredMediaTypes(op);
   const headers: Record<string, string> = { accept: input.accept ?? (offered.length > 0 ? offered.join(', ') : JSON_MEDIA_TYPE), 'user-agent': USER_AGENT };
+  if (input.acceptLanguage !== undefined) headers['accept-language'] = input.acceptLanguage;
   if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
   let generatedIdempotencyKey: string | undefined;
   if (input.idempotencyKey !== undefined) headers['idempotency-key'] = input.idempotencyKey;

@@ -58,6 +58,11 @@ export const GLOBAL_FLAGS = {
     kind: 'string',
     description: 'Media type to ask for, e.g. application/pdf where an operation offers one (default: every type the operation declares, its default first).',
   },
+  lang: {
+    kind: 'string',
+    description:
+      'Language of an answer written in several (a report PDF: sv or en), sent as Accept-Language, e.g. en or "en, sv;q=0.5" (default: the operation\'s, Swedish for PDFs).',
+  },
   data: { kind: 'string', description: 'The whole request body as JSON: inline, @file.json, or - for stdin. Field flags override its fields.' },
   'dry-run': { kind: 'boolean', description: 'Run every check and show the result without writing anything.' },
   'idempotency-key': { kind: 'string', description: 'Key that makes a retry replay the first result instead of writing twice.' },
@@ -72,6 +77,7 @@ export type GlobalFlag = keyof typeof GLOBAL_FLAGS;
 /** The global flags that apply to one command. */
 export function globalFlagsOf(spec: CommandSpec): GlobalFlag[] {
   const flags: GlobalFlag[] = ['json', 'output', 'accept', 'base-url', 'api-key', 'help'];
+  if (spec.op.produces?.some((representation) => representation.languages)) flags.push('lang');
   if (spec.bodyMode !== 'none') flags.push('data');
   if (spec.op.dryRun) flags.push('dry-run');
   if (spec.op.idempotencyKey !== 'none') flags.push('idempotency-key');

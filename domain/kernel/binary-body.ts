@@ -9,6 +9,8 @@ export interface BinaryBody {
   stream: ReadableStream<Uint8Array>;
   /** Suggested file name for a download (Content-Disposition: attachment). */
   filename?: string;
+  /** The language it is written in (Content-Language), when it has one to choose. */
+  language?: string;
   /** Size in bytes when known before streaming (Content-Length); streamed reports omit it. */
   length?: number;
 }

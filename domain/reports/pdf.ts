@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type PDFDocumentClass from 'pdfkit';
 import type { ByteSink } from './byte-stream.ts';
+import type { PdfWords } from './pdf-locale.ts';
 
 /**
  * A streamed PDF table: a header on every page (report title, company name and organisation
@@ -24,34 +25,31 @@ export interface PdfReportHeader {
   /** e.g. "2026-01-01 – 2026-12-31". */
   period: string;
   generatedAt: Date;
+  /** Every word the page prints around the rows (labels, footer), in the PDF's one language. */
+  words: PdfWords;
 }
 
 export interface PdfColumn {
   header: string;
   /** Share of the printable width; the shares of a table add up to 1. */
   width: number;
+  /** Left-aligned columns wrap long text (an account name) onto more lines; right-aligned ones hold amounts. */
   align: 'left' | 'right';
 }
 
-export type PdfRowStyle = 'normal' | 'bold' | 'heading';
+/** `normal` rows may start a page; a `total` (a subtotal or the grand total) never does. */
+export type PdfRowStyle = 'normal' | 'total';
+
+type Item = { kind: 'heading'; text: string } | { kind: 'row'; cells: readonly string[]; style: PdfRowStyle };
 
 const PAGE = { size: 'A4', margin: 40 } as const;
 const FONT = 'Helvetica';
 const BOLD = 'Helvetica-Bold';
 const BODY_SIZE = 8.5;
+const HEADING_SIZE = BODY_SIZE + 1;
 const ROW_HEIGHT = 12.5;
 const CELL_PADDING = 4;
 const FOOTER_OFFSET = 28;
-
-/** Kronor with two decimals, Swedish style: `-1 234 567,89`. Exact: integer öre, no floats. */
-export function formatOre(amount: number | bigint): string {
-  const ore = BigInt(amount);
-  const negative = ore < 0n;
-  const absolute = negative ? -ore : ore;
-  const kronor = (absolute / 100n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
-  const cents = (absolute % 100n).toString().padStart(2, '0');
-  return `${negative ? '-' : ''}${kronor},${cents}`;
-}
 
 /** `2026-11-21T10:00:00.000Z` → `2026-11-21 10:00 UTC`. */
 const formatInstant = (instant: Date): string => `${instant.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
@@ -63,7 +61,15 @@ export class PdfTable {
   private right = 0;
   private bottom = 0;
   private y = 0;
+  /** Where the rows of the current page begin (below the column headers). */
+  private top = 0;
   private pageNumber = 0;
+  /**
+   * Rows held back until it is known where they may break: a heading with its first row, and the
+   * last row of a group with the totals that follow it. A block goes onto one page, so a total
+   * never starts a page and a heading never ends one. At most a heading, a row and its totals.
+   */
+  private pending: Item[] = [];
 
   constructor(
     private readonly sink: ByteSink,
@@ -85,20 +91,18 @@ export class PdfTable {
     this.newPage();
   }
 
-  /** A section heading spanning the table. */
+  /** A section heading spanning the table, kept on the page of the row that follows it. */
   heading(text: string): void {
-    this.ensureRoom(ROW_HEIGHT * 2);
-    this.y += ROW_HEIGHT * 0.5;
-    this.doc.font(BOLD).fontSize(BODY_SIZE + 1);
-    this.doc.text(this.fit(text, this.right - this.left), this.left, this.y, { lineBreak: false });
-    this.y += ROW_HEIGHT;
+    // Headings in a row (a part's and its first section's) wait together for the first row.
+    if (!this.pending.every((item) => item.kind === 'heading')) this.commit();
+    this.pending.push({ kind: 'heading', text });
   }
 
   row(cells: readonly string[], style: PdfRowStyle = 'normal'): void {
-    this.ensureRoom(ROW_HEIGHT);
-    if (style === 'bold') this.rule(this.y - 2);
-    this.writeCells(cells, style === 'normal' ? FONT : BOLD);
-    this.y += ROW_HEIGHT;
+    const onlyHeadings = this.pending.every((item) => item.kind === 'heading');
+    // A normal row ends the block before it, unless that block is headings waiting for their row.
+    if (style === 'normal' && !onlyHeadings) this.commit();
+    this.pending.push({ kind: 'row', cells, style });
   }
 
   /** Lets the reader catch up before more rows are written. */
@@ -107,8 +111,56 @@ export class PdfTable {
   }
 
   async end(): Promise<void> {
+    this.commit();
     this.doc.end();
     await this.finished;
+  }
+
+  /** Writes the held-back block on one page: a new page first when it does not fit on this one. */
+  private commit(): void {
+    if (this.pending.length === 0) return;
+    const height = this.pending.reduce((sum, item) => sum + this.heightOf(item), 0);
+    if (this.y + height > this.bottom && this.y > this.top) this.newPage();
+    for (const item of this.pending) {
+      // Only a block taller than a whole page breaks inside it.
+      if (this.y + this.heightOf(item) > this.bottom && this.y > this.top) this.newPage();
+      this.draw(item);
+    }
+    this.pending = [];
+  }
+
+  /** The height an item takes, wrapped text included (pdfkit measures it with the font it will be drawn in). */
+  private heightOf(item: Item): number {
+    if (item.kind === 'heading') {
+      this.doc.font(BOLD).fontSize(HEADING_SIZE);
+      return ROW_HEIGHT * 0.5 + this.linesHeight(this.doc.heightOfString(item.text, { width: this.right - this.left }));
+    }
+    this.doc.font(item.style === 'normal' ? FONT : BOLD).fontSize(BODY_SIZE);
+    const width = this.right - this.left;
+    let tallest = 0;
+    this.columns.forEach((column, index) => {
+      if (column.align !== 'left') return;
+      tallest = Math.max(tallest, this.doc.heightOfString(item.cells[index] ?? '', { width: column.width * width - CELL_PADDING }));
+    });
+    return this.linesHeight(tallest);
+  }
+
+  /** A row's height from its text's: one line is ROW_HEIGHT, each further line adds a line's height. */
+  private linesHeight(textHeight: number): number {
+    const line = this.doc.currentLineHeight(true);
+    return Math.max(ROW_HEIGHT, ROW_HEIGHT - line + textHeight);
+  }
+
+  private draw(item: Item): void {
+    const height = this.heightOf(item);
+    if (item.kind === 'heading') {
+      this.doc.font(BOLD).fontSize(HEADING_SIZE);
+      this.doc.text(item.text, this.left, this.y + ROW_HEIGHT * 0.5, { width: this.right - this.left });
+    } else {
+      if (item.style === 'total') this.rule(this.y - 2);
+      this.writeCells(item.cells, item.style === 'normal' ? FONT : BOLD);
+    }
+    this.y += height;
   }
 
   private writeCells(cells: readonly string[], font: string): void {
@@ -117,14 +169,19 @@ export class PdfTable {
     const width = this.right - this.left;
     this.columns.forEach((column, index) => {
       const columnWidth = column.width * width;
-      const text = this.fit(cells[index] ?? '', columnWidth - CELL_PADDING);
-      const textX = column.align === 'right' ? x + columnWidth - CELL_PADDING - this.doc.widthOfString(text) : x;
-      this.doc.text(text, textX, this.y, { lineBreak: false });
+      const text = cells[index] ?? '';
+      if (column.align === 'left') {
+        // Wrapped within the column, never cut: a long account name takes more lines.
+        this.doc.text(text, x, this.y, { width: columnWidth - CELL_PADDING });
+      } else {
+        const fitted = this.fit(text, columnWidth - CELL_PADDING);
+        this.doc.text(fitted, x + columnWidth - CELL_PADDING - this.doc.widthOfString(fitted), this.y, { lineBreak: false });
+      }
       x += columnWidth;
     });
   }
 
-  /** Cuts text to the width with an ellipsis; a long account name never runs into the next column. */
+  /** Cuts an amount to its column with an ellipsis; only amounts beyond any real book's get there. */
   private fit(text: string, width: number): string {
     if (this.doc.widthOfString(text) <= width) return text;
     let cut = text;
@@ -136,10 +193,6 @@ export class PdfTable {
     this.doc.moveTo(this.left, y).lineTo(this.right, y).lineWidth(0.5).stroke();
   }
 
-  private ensureRoom(height: number): void {
-    if (this.y + height > this.bottom) this.newPage();
-  }
-
   private newPage(): void {
     this.doc.addPage();
     this.pageNumber += 1;
@@ -148,16 +201,17 @@ export class PdfTable {
     this.right = right;
     this.bottom = this.doc.page.height - PAGE.margin - FOOTER_OFFSET;
     const { header } = this;
+    const { words } = header;
     let y = PAGE.margin;
     this.doc.font(BOLD).fontSize(14).text(header.title, left, y, { lineBreak: false });
     y += 20;
-    this.doc.font(FONT).fontSize(9).text(`${header.companyName}  ·  Org.nr ${header.orgNumber}`, left, y, { lineBreak: false });
+    this.doc.font(FONT).fontSize(9).text(`${header.companyName}  ·  ${words.orgNumber} ${header.orgNumber}`, left, y, { lineBreak: false });
     y += 12;
-    this.doc.text(`Period ${header.period}`, left, y, { lineBreak: false });
+    this.doc.text(`${words.period} ${header.period}`, left, y, { lineBreak: false });
     // The footer goes in the bottom margin; with lineBreak off pdfkit never wraps it onto a new page.
     const footerY = this.doc.page.height - PAGE.margin - 10;
-    this.doc.fontSize(7.5).text(`Generated ${formatInstant(header.generatedAt)}`, left, footerY, { lineBreak: false });
-    const pageLabel = `Page ${this.pageNumber}`;
+    this.doc.fontSize(7.5).text(`${words.generated} ${formatInstant(header.generatedAt)}`, left, footerY, { lineBreak: false });
+    const pageLabel = `${words.page} ${this.pageNumber}`;
     this.doc.text(pageLabel, right - this.doc.widthOfString(pageLabel), footerY, { lineBreak: false });
     y += 20;
     this.y = y;
@@ -171,5 +225,6 @@ export class PdfTable {
       .lineTo(right, this.y - 3)
       .lineWidth(0.5)
       .stroke();
+    this.top = this.y;
   }
 }

@@ -7,7 +7,8 @@ import { accountBalances, closingOf, resultBeforeYear } from './balances.ts';
 import type { ByteSink } from './byte-stream.ts';
 import { accountFilterOf, generalLedgerPage, keyOfRow, ledgerPage, toLedgerLine } from './general-ledger.ts';
 import { keysetPages } from './keyset.ts';
-import { formatOre, PdfTable, type PdfReportHeader } from './pdf.ts';
+import { PdfTable, type PdfReportHeader } from './pdf.ts';
+import { formatAmount, isPdfLanguage, PDF_LANGUAGES, type PdfLanguage, type PdfWords, wordsOf } from './pdf-locale.ts';
 import { printAccountBalances, printBalanceSheet, printIncomeStatement, printTrialBalance } from './pdf-layouts.ts';
 import { type PeriodRules, resolvePeriod } from './range.ts';
 import { type ObjectFilter, resolveObjectFilter } from './object-filter.ts';
@@ -31,7 +32,7 @@ import { streamFrom, streamFromSnapshot, withSnapshot } from './snapshot.ts';
  */
 
 interface Statement<R extends { period: ReportPeriod }> {
-  title: string;
+  title: keyof PdfWords['reportTitles'];
   slug: string;
   load: (tx: OperationContext, companyId: string, period: ReportPeriod, filter: ObjectFilter | null) => Promise<R>;
   print: (sink: ByteSink, header: PdfReportHeader, report: R) => Promise<void>;
@@ -40,28 +41,28 @@ interface Statement<R extends { period: ReportPeriod }> {
 }
 
 const ACCOUNT_BALANCES: Statement<AccountBalances> = {
-  title: 'Account balances (Saldolista)',
+  title: 'accountBalances',
   slug: 'account-balances',
   load: async (tx, companyId, period, filter) => buildAccountBalances(period, await accountBalances(tx, companyId, period, filter)),
   print: printAccountBalances,
 };
 
 const TRIAL_BALANCE: Statement<TrialBalance> = {
-  title: 'Trial balance (Råbalans)',
+  title: 'trialBalance',
   slug: 'trial-balance',
   load: async (tx, companyId, period, filter) => buildTrialBalance(period, await accountBalances(tx, companyId, period, filter)),
   print: printTrialBalance,
 };
 
 const INCOME_STATEMENT: Statement<IncomeStatement> = {
-  title: 'Income statement (Resultaträkning)',
+  title: 'incomeStatement',
   slug: 'income-statement',
   load: async (tx, companyId, period, filter) => buildIncomeStatement(period, await accountBalances(tx, companyId, period, filter)),
   print: printIncomeStatement,
 };
 
 const BALANCE_SHEET: Statement<BalanceSheet> = {
-  title: 'Balance sheet (Balansräkning)',
+  title: 'balanceSheet',
   slug: 'balance-sheet',
   load: async (tx, companyId, period, filter) =>
     buildBalanceSheet(period, await accountBalances(tx, companyId, period, filter), await resultBeforeYear(tx, companyId, period, filter)),
@@ -82,12 +83,22 @@ async function statementData<R extends { period: ReportPeriod }>(
   });
 }
 
-const headerOf = (ctx: OperationContext, title: string, company: CompanyHeading, period: ReportPeriod): PdfReportHeader => ({
-  title,
+/** The PDF's language: the negotiated one (pipeline/negotiate.ts), else the default, Swedish. */
+const pdfLanguageOf = (language: string | undefined): PdfLanguage => (language !== undefined && isPdfLanguage(language) ? language : PDF_LANGUAGES[0]);
+
+const headerOf = (
+  ctx: OperationContext,
+  words: PdfWords,
+  title: keyof PdfWords['reportTitles'],
+  company: CompanyHeading,
+  period: ReportPeriod,
+): PdfReportHeader => ({
+  title: words.reportTitles[title],
   companyName: company.name,
   orgNumber: company.orgNumber,
   period: `${period.from} – ${period.to}`,
   generatedAt: ctx.services.now(),
+  words,
 });
 
 const pdfName = (slug: string, period: ReportPeriod): string => `${slug}-${period.from}-${period.to}.pdf`;
@@ -98,15 +109,19 @@ async function statementPdf<R extends { period: ReportPeriod }>(
   companyId: string,
   query: ReportRangeQuery,
   statement: Statement<R>,
+  language: string | undefined,
 ): Promise<BinaryBody> {
   requireScope(ctx, 'companies:read');
+  const tag = pdfLanguageOf(language);
+  const words = wordsOf(tag);
   const { report, company } = await withSnapshot(ctx, async (tx) => ({
     report: await statement.load(tx, companyId, await resolvePeriod(tx, companyId, query, statement.rules), await resolveObjectFilter(tx, companyId, query)),
     company: await companyHeading(tx, companyId),
   }));
-  const header = headerOf(ctx, statement.title, company, report.period);
+  const header = headerOf(ctx, words, statement.title, company, report.period);
   return {
     contentType: 'application/pdf',
+    language: tag,
     filename: pdfName(statement.slug, report.period),
     stream: streamFrom(ctx, (sink) => statement.print(sink, header, report)),
   };
@@ -117,10 +132,14 @@ export const getTrialBalance = (ctx: OperationContext, companyId: string, query:
 export const getIncomeStatement = (ctx: OperationContext, companyId: string, query: ReportRangeQuery) => statementData(ctx, companyId, query, INCOME_STATEMENT);
 export const getBalanceSheet = (ctx: OperationContext, companyId: string, query: ReportRangeQuery) => statementData(ctx, companyId, query, BALANCE_SHEET);
 
-export const accountBalancesPdf = (ctx: OperationContext, companyId: string, query: ReportRangeQuery) => statementPdf(ctx, companyId, query, ACCOUNT_BALANCES);
-export const trialBalancePdf = (ctx: OperationContext, companyId: string, query: ReportRangeQuery) => statementPdf(ctx, companyId, query, TRIAL_BALANCE);
-export const incomeStatementPdf = (ctx: OperationContext, companyId: string, query: ReportRangeQuery) => statementPdf(ctx, companyId, query, INCOME_STATEMENT);
-export const balanceSheetPdf = (ctx: OperationContext, companyId: string, query: ReportRangeQuery) => statementPdf(ctx, companyId, query, BALANCE_SHEET);
+export const accountBalancesPdf = (ctx: OperationContext, companyId: string, query: ReportRangeQuery, language: string | undefined) =>
+  statementPdf(ctx, companyId, query, ACCOUNT_BALANCES, language);
+export const trialBalancePdf = (ctx: OperationContext, companyId: string, query: ReportRangeQuery, language: string | undefined) =>
+  statementPdf(ctx, companyId, query, TRIAL_BALANCE, language);
+export const incomeStatementPdf = (ctx: OperationContext, companyId: string, query: ReportRangeQuery, language: string | undefined) =>
+  statementPdf(ctx, companyId, query, INCOME_STATEMENT, language);
+export const balanceSheetPdf = (ctx: OperationContext, companyId: string, query: ReportRangeQuery, language: string | undefined) =>
+  statementPdf(ctx, companyId, query, BALANCE_SHEET, language);
 
 export async function getGeneralLedger(
   ctx: OperationContext,
@@ -134,22 +153,26 @@ export async function getGeneralLedger(
   });
 }
 
-const LEDGER_COLUMNS = [
-  { header: 'Date', width: 0.11, align: 'left' },
-  { header: 'Voucher', width: 0.08, align: 'left' },
-  { header: 'Description', width: 0.37, align: 'left' },
-  { header: 'Debit', width: 0.14, align: 'right' },
-  { header: 'Credit', width: 0.14, align: 'right' },
-  { header: 'Balance', width: 0.16, align: 'right' },
-] as const;
+const ledgerColumns = ({ columns }: PdfWords) =>
+  [
+    { header: columns.date, width: 0.11, align: 'left' },
+    { header: columns.voucher, width: 0.08, align: 'left' },
+    { header: columns.description, width: 0.37, align: 'left' },
+    { header: columns.debit, width: 0.14, align: 'right' },
+    { header: columns.credit, width: 0.14, align: 'right' },
+    { header: columns.balance, width: 0.16, align: 'right' },
+  ] as const;
 
 /**
  * The whole general ledger of the period (every account in the filter; `cursor` and `limit` page
  * the JSON list only) as one streamed PDF: per account its opening balance, its lines read in
  * keyset pages of REPORT_PAGE_SIZE with the running balance, and its closing balance.
  */
-export async function generalLedgerPdf(ctx: OperationContext, companyId: string, query: GeneralLedgerQuery): Promise<BinaryBody> {
+export async function generalLedgerPdf(ctx: OperationContext, companyId: string, query: GeneralLedgerQuery, language: string | undefined): Promise<BinaryBody> {
   requireScope(ctx, 'companies:read');
+  const tag = pdfLanguageOf(language);
+  const words = wordsOf(tag);
+  const amount = (ore: number | bigint): string => formatAmount(words, ore);
   const accounts = accountFilterOf(query);
   let filename = '';
   const stream = await streamFromSnapshot(ctx, async (tx) => {
@@ -161,29 +184,29 @@ export async function generalLedgerPdf(ctx: OperationContext, companyId: string,
       (row) => (accounts.from === undefined || row.account >= accounts.from) && (accounts.to === undefined || row.account <= accounts.to),
     );
     return async (sink) => {
-      const table = new PdfTable(sink, headerOf(ctx, 'General ledger (Huvudbok)', company, period), LEDGER_COLUMNS);
+      const table = new PdfTable(sink, headerOf(ctx, words, 'generalLedger', company, period), ledgerColumns(words));
       let debit = 0n;
       let credit = 0n;
       for (const account of balances) {
         table.heading(`${account.account} ${account.name}`);
-        table.row(['', '', 'Opening balance', '', '', formatOre(account.opening)]);
+        table.row(['', '', words.openingBalance, '', '', amount(account.opening)]);
         let balance = account.opening;
         const only = { from: account.account, to: account.account };
         for await (const page of keysetPages((after, limit) => ledgerPage(tx, companyId, period, only, after, limit, filter), keyOfRow)) {
           for (const row of page) {
             balance += row.debit - row.credit;
             const line = toLedgerLine(row, balance);
-            table.row([line.date, line.voucher, line.description, formatOre(line.debit), formatOre(line.credit), formatOre(line.balance)]);
+            table.row([line.date, line.voucher, line.description, amount(line.debit), amount(line.credit), amount(line.balance)]);
           }
           await table.flush();
         }
-        table.row(['', '', `Closing balance ${account.account}`, formatOre(account.debit), formatOre(account.credit), formatOre(closingOf(account))], 'bold');
+        table.row(['', '', words.closingBalance(account.account), amount(account.debit), amount(account.credit), amount(closingOf(account))], 'total');
         debit += account.debit;
         credit += account.credit;
       }
-      table.row(['', '', 'Total', formatOre(debit), formatOre(credit), ''], 'bold');
+      table.row(['', '', words.total, amount(debit), amount(credit), ''], 'total');
       await table.end();
     };
   });
-  return { contentType: 'application/pdf', filename, stream };
+  return { contentType: 'application/pdf', filename, language: tag, stream };
 }

@@ -9,10 +9,11 @@ import { SCOPES } from '../../domain/kernel/scopes.ts';
 export async function download(
   app: Hono<AppEnv>,
   path: string,
-  options: { key: string; accept?: string },
+  options: { key: string; accept?: string; acceptLanguage?: string },
 ): Promise<{ status: number; headers: Headers; bytes: Uint8Array; text: string }> {
   const headers: Record<string, string> = { authorization: `Bearer ${options.key}` };
   if (options.accept) headers.accept = options.accept;
+  if (options.acceptLanguage) headers['accept-language'] = options.acceptLanguage;
   const env = { incoming: { socket: { remoteAddress: '203.0.113.77' } } };
   const response = await app.request(path, { headers }, env as never);
   const bytes = new Uint8Array(await response.arrayBuffer());

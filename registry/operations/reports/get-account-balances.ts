@@ -3,7 +3,7 @@ import { accountBalancesPdf, getAccountBalances as balances } from '../../../dom
 import { accountBalancesExample } from '../../../domain/reports/examples.ts';
 import { defineOperation, READ_ONLY } from '../../define-operation.ts';
 import { CompanyParams } from '../params.ts';
-import { RANGE_HELP, ERRORS, examples } from './statement-traits.ts';
+import { RANGE_HELP, ERRORS, examples, PDF } from './statement-traits.ts';
 
 export const getAccountBalances = defineOperation({
   id: 'getAccountBalances',
@@ -22,6 +22,6 @@ export const getAccountBalances = defineOperation({
   status: 200,
   examples: { ...examples, response: accountBalancesExample },
   surfaces: ['api', 'mcp', 'cli'],
-  produces: [{ mediaType: 'application/pdf', render: (ctx, { params, query }) => accountBalancesPdf(ctx, params.companyId, query) }],
+  produces: [{ ...PDF, render: (ctx, { params, query }, language) => accountBalancesPdf(ctx, params.companyId, query, language) }],
   handler: async (ctx, { params, query }) => ({ data: await balances(ctx, params.companyId, query) }),
 });

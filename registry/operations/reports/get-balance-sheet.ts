@@ -3,7 +3,7 @@ import { balanceSheetPdf, getBalanceSheet as balanceSheet } from '../../../domai
 import { balanceSheetExample } from '../../../domain/reports/examples.ts';
 import { defineOperation, READ_ONLY } from '../../define-operation.ts';
 import { CompanyParams } from '../params.ts';
-import { RANGE_HELP, ERRORS, examples } from './statement-traits.ts';
+import { RANGE_HELP, ERRORS, examples, PDF } from './statement-traits.ts';
 
 export const getBalanceSheet = defineOperation({
   id: 'getBalanceSheet',
@@ -22,6 +22,6 @@ export const getBalanceSheet = defineOperation({
   status: 200,
   examples: { ...examples, response: balanceSheetExample },
   surfaces: ['api', 'mcp', 'cli'],
-  produces: [{ mediaType: 'application/pdf', render: (ctx, { params, query }) => balanceSheetPdf(ctx, params.companyId, query) }],
+  produces: [{ ...PDF, render: (ctx, { params, query }, language) => balanceSheetPdf(ctx, params.companyId, query, language) }],
   handler: async (ctx, { params, query }) => ({ data: await balanceSheet(ctx, params.companyId, query) }),
 });

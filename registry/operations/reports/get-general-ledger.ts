@@ -2,6 +2,7 @@ import { GeneralLedger, GeneralLedgerQuery } from '../../../domain/reports/schem
 import { generalLedgerPdf, getGeneralLedger as ledger } from '../../../domain/reports/reports.ts';
 import { generalLedgerExample } from '../../../domain/reports/examples.ts';
 import { COMPANY_ID } from '../../../domain/ledger/examples.ts';
+import { PDF, PDF_LANGUAGE_HELP } from './statement-traits.ts';
 import { defineOperation, READ_ONLY } from '../../define-operation.ts';
 import { CompanyParams } from '../params.ts';
 
@@ -14,7 +15,7 @@ export const getGeneralLedger = defineOperation({
   description:
     "Every committed line of the period by account, then date and voucher, with the account's running balance (starting from its opening balance). " +
     'Filter by account or account_from/account_to; dates as for the other reports (from/to or fiscal_year_id). Cursor-paginated. ' +
-    'Send Accept: application/pdf for the whole ledger of the filter as one PDF (cursor and limit then do not apply).',
+    `Send Accept: application/pdf for the whole ledger of the filter as one PDF (cursor and limit then do not apply). ${PDF_LANGUAGE_HELP}`,
   auth: { scope: 'companies:read' },
   ...READ_ONLY,
   errors: ['NO_FISCAL_YEAR', 'DIMENSION_UNKNOWN', 'OBJECT_UNKNOWN'],
@@ -23,7 +24,7 @@ export const getGeneralLedger = defineOperation({
   status: 200,
   examples: { params: { companyId: COMPANY_ID }, query: { from: '2026-11-01', to: '2026-11-30', account: '1930' }, response: generalLedgerExample },
   surfaces: ['api', 'mcp', 'cli'],
-  produces: [{ mediaType: 'application/pdf', render: (ctx, { params, query }) => generalLedgerPdf(ctx, params.companyId, query) }],
+  produces: [{ ...PDF, render: (ctx, { params, query }, language) => generalLedgerPdf(ctx, params.companyId, query, language) }],
   handler: async (ctx, { params, query }) => {
     const { pagination, ...data } = await ledger(ctx, params.companyId, query);
     return { data, pagination };

@@ -3,7 +3,7 @@ import { getIncomeStatement as incomeStatement, incomeStatementPdf } from '../..
 import { incomeStatementExample } from '../../../domain/reports/examples.ts';
 import { defineOperation, READ_ONLY } from '../../define-operation.ts';
 import { CompanyParams } from '../params.ts';
-import { RANGE_HELP, ERRORS, examples } from './statement-traits.ts';
+import { RANGE_HELP, ERRORS, examples, PDF } from './statement-traits.ts';
 
 export const getIncomeStatement = defineOperation({
   id: 'getIncomeStatement',
@@ -22,6 +22,6 @@ export const getIncomeStatement = defineOperation({
   status: 200,
   examples: { ...examples, response: incomeStatementExample },
   surfaces: ['api', 'mcp', 'cli'],
-  produces: [{ mediaType: 'application/pdf', render: (ctx, { params, query }) => incomeStatementPdf(ctx, params.companyId, query) }],
+  produces: [{ ...PDF, render: (ctx, { params, query }, language) => incomeStatementPdf(ctx, params.companyId, query, language) }],
   handler: async (ctx, { params, query }) => ({ data: await incomeStatement(ctx, params.companyId, query) }),
 });

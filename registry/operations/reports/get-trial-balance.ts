@@ -3,7 +3,7 @@ import { getTrialBalance as trialBalance, trialBalancePdf } from '../../../domai
 import { trialBalanceExample } from '../../../domain/reports/examples.ts';
 import { defineOperation, READ_ONLY } from '../../define-operation.ts';
 import { CompanyParams } from '../params.ts';
-import { RANGE_HELP, ERRORS, examples } from './statement-traits.ts';
+import { RANGE_HELP, ERRORS, examples, PDF } from './statement-traits.ts';
 
 export const getTrialBalance = defineOperation({
   id: 'getTrialBalance',
@@ -20,6 +20,6 @@ export const getTrialBalance = defineOperation({
   status: 200,
   examples: { ...examples, response: trialBalanceExample },
   surfaces: ['api', 'mcp', 'cli'],
-  produces: [{ mediaType: 'application/pdf', render: (ctx, { params, query }) => trialBalancePdf(ctx, params.companyId, query) }],
+  produces: [{ ...PDF, render: (ctx, { params, query }, language) => trialBalancePdf(ctx, params.companyId, query, language) }],
   handler: async (ctx, { params, query }) => ({ data: await trialBalance(ctx, params.companyId, query) }),
 });

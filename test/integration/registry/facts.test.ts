@@ -146,7 +146,7 @@ describe.each(DB_TARGETS)('facts stated once (%s)', (target) => {
       // Bypassing the pipeline (as the dispatcher or a future surface might): the domain still says no.
       // An operation answering only in bytes (exportSie) is its representation's render.
       const run = op.handler ?? op.produces?.[0]?.render ?? (() => Promise.reject(new Error(`${op.id} has no handler`)));
-      const outcome = await Promise.resolve(run(ctx, input)).then(
+      const outcome = await Promise.resolve(run(ctx, input, undefined)).then(
         () => null,
         (error: unknown) => error,
       );

@@ -322,7 +322,7 @@ describe.each(DB_TARGETS)('reports over the ledger (%s)', (target) => {
       expect(denied.body.error.required_scope).toBe('companies:read');
     });
 
-    it('negotiates on Accept: JSON by default, PDF on request, 406 otherwise, Vary: Accept', async () => {
+    it('negotiates on Accept: JSON by default, PDF on request, 406 otherwise, Vary: Accept, Accept-Language', async () => {
       const path = `/api/v1/companies/${tenant.companyId}/reports/trial-balance?${FEBRUARY}`;
       for (const accept of [
         '*/*',
@@ -333,7 +333,7 @@ describe.each(DB_TARGETS)('reports over the ledger (%s)', (target) => {
       ]) {
         const response = await call(app, 'GET', path, { key: tenant.key, headers: { accept } });
         expect(response.headers.get('content-type'), accept).toMatch(/^application\/json/);
-        expect(response.headers.get('vary')).toBe('Accept');
+        expect(response.headers.get('vary')).toBe('Accept, Accept-Language');
       }
       const pdf = await call(app, 'GET', path, { key: tenant.key, headers: { accept: 'application/json;q=0.1, application/pdf' } });
       expect(pdf.headers.get('content-type')).toBe('application/pdf');

@@ -125,6 +125,17 @@ describe('CLI commands generated from the registry', () => {
     },
   );
 
+  it('--lang sends Accept-Language where an answer is written in several languages, and is unknown elsewhere', async () => {
+    const spec = table.commands.find((candidate) => candidate.op.id === 'getTrialBalance')!;
+    const argv = ['reports', cliSubcommand(spec.op), '--company', 'c1', '--accept', 'application/pdf', '--lang', 'en-GB'];
+    const built = await buildRequest(spec, parseCommand(spec, argv, {}).input, settings, noStdin);
+    expect(built.headers['accept-language']).toBe('en-GB');
+    const plain = await buildRequest(spec, parseCommand(spec, argv.slice(0, -2), {}).input, settings, noStdin);
+    expect(plain.headers['accept-language']).toBeUndefined();
+    const other = table.commands.find((candidate) => candidate.op.id === 'listWebhookDeliveries')!;
+    expect(() => parseCommand(other, ['webhooks', cliSubcommand(other.op), '--lang', 'en'], {})).toThrow(/--lang/);
+  });
+
   it("converts flag text to the field's JSON type, and leaves the rest for the API to judge", async () => {
     const op = synthetic({
       body: z.object({

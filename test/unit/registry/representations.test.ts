@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { buildRegistry } from '../../../registry/build-registry.ts';
-import { chooseMediaType, negotiate } from '../../../pipeline/negotiate.ts';
+import { chooseMediaType, negotiate, negotiateLanguage } from '../../../pipeline/negotiate.ts';
 import { registry } from '../../../registry/index.ts';
 import type { Operation } from '../../../registry/define-operation.ts';
 
@@ -36,6 +36,36 @@ describe('content negotiation (RFC 9110 §12.5.1)', () => {
   it('refuses with NOT_ACCEPTABLE naming what is on offer', () => {
     const op = registry.byId('getTrialBalance')!;
     expect(() => chooseMediaType(op, 'image/png')).toThrow(expect.objectContaining({ code: 'NOT_ACCEPTABLE', validAlternatives: offers }));
+  });
+});
+
+describe('language negotiation (RFC 9110 §12.5.4)', () => {
+  const offers = ['sv', 'en'];
+
+  it('gives the default without a usable preference, the best-rated offer otherwise; en-* chooses en', () => {
+    const cases: [string | undefined, string][] = [
+      [undefined, 'sv'],
+      ['', 'sv'],
+      ['*', 'sv'],
+      ['en', 'en'],
+      ['en-GB', 'en'],
+      ['EN-us;q=0.8', 'en'],
+      ['sv-SE, en;q=0.9', 'sv'],
+      ['en;q=0.5, sv;q=0.6', 'sv'],
+      ['de, fr;q=0.9, en;q=0.1', 'en'],
+      ['de, fr', 'sv'],
+      ['en;q=0, *', 'sv'],
+      ['sv;q=0, *;q=0.3', 'en'],
+      ['en;q=2, sv;q=0.1', 'sv'],
+      ['not a tag!, en', 'en'],
+    ];
+    for (const [acceptLanguage, expected] of cases) expect(negotiateLanguage(offers, acceptLanguage), String(acceptLanguage)).toBe(expected);
+  });
+
+  it('every report PDF is offered in the same languages, Swedish first', () => {
+    const languages = registry.operations.flatMap((op) => (op.produces ?? []).filter((r) => r.mediaType === 'application/pdf').map((r) => r.languages));
+    expect(languages.length).toBeGreaterThanOrEqual(5);
+    for (const offered of languages) expect(offered).toEqual(['sv', 'en']);
   });
 });
 
