@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const OUT_DIR = join(ROOT, '.build');
-export const ENTRIES = { serve: 'cli/serve.ts', worker: 'cli/worker.ts', mcp: 'cli/mcp.ts' };
+export const ENTRIES = { serve: 'cli/serve.ts', worker: 'cli/worker.ts', mcp: 'cli/mcp.ts', accounting: 'cli/accounting.ts' };
 const STAMP = join(OUT_DIR, 'built-at');
 // Every folder whose TypeScript ends up in the bundle (package.json is there for its dependencies).
 const SOURCE_DIRS = ['cli', 'domain', 'registry', 'pipeline', 'http', 'rest', 'mcp', 'discovery', 'dispatcher', 'ops'];

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { findUp } from '../../domain/kernel/find-up.ts';
 import { API_VERSION } from '../../domain/kernel/version.ts';
 import type { Operation } from '../../registry/define-operation.ts';
 import { CLI_NAME } from '../../registry/cli-command.ts';
@@ -64,7 +65,7 @@ function commandWords(argv: readonly string[]): string[] {
 
 /** `accounting 0.1.0 (api 2026-…)`: the package's version and the API version the client speaks. */
 export function versionLine(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(findUp(import.meta.url, 'package.json'), 'utf8')) as { version: string };
   return `${CLI_NAME} ${pkg.version} (api ${API_VERSION})`;
 }
 

@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
+import { findUp } from '../kernel/find-up.ts';
 import type { PGlite } from '@electric-sql/pglite';
 
 /**
@@ -10,15 +10,7 @@ import type { PGlite } from '@electric-sql/pglite';
  * from this module, so the same code finds it from the sources (domain/db/) and from the compiled
  * bundle `npm start` runs (.build/).
  */
-export const MIGRATIONS_DIR = findUp(dirname(fileURLToPath(import.meta.url)), join('prisma', 'migrations'));
-
-function findUp(start: string, relative: string): string {
-  for (let dir = start; ; dir = dirname(dir)) {
-    const candidate = join(dir, relative);
-    if (existsSync(candidate)) return candidate;
-    if (dirname(dir) === dir) throw new Error(`${relative} not found above ${start}`);
-  }
-}
+export const MIGRATIONS_DIR = findUp(import.meta.url, join('prisma', 'migrations'));
 
 // Any constant works; it keeps two processes starting at once from migrating concurrently.
 const MIGRATION_LOCK_ID = 72_410_331;
