@@ -38,6 +38,7 @@ export async function listAccounts(ctx: OperationContext, companyId: string, que
   const rows = await ctx.db.account.findMany({
     where: {
       companyId,
+      importId: null,
       ...((query.number_from || query.number_to) && {
         number: { ...(query.number_from && { gte: query.number_from }), ...(query.number_to && { lte: query.number_to }) },
       }),
@@ -80,7 +81,7 @@ export async function updateAccount(ctx: OperationContext, companyId: string, nu
     const [before] = await tx.db.$queryRaw<AccountRow[]>`
       SELECT id, company_id AS "companyId", number, name, type, vat_code AS "vatCode", active,
              created_at AS "createdAt", updated_at AS "updatedAt"
-        FROM accounts WHERE company_id = ${companyId}::uuid AND number = ${number} FOR UPDATE`;
+        FROM accounts WHERE company_id = ${companyId}::uuid AND number = ${number} AND import_id IS NULL FOR UPDATE`;
     if (!before) throw accountNotFound(number);
     const updated = toAccount(
       await tx.db.account.update({

@@ -6,6 +6,7 @@ import { committingWithinBound } from './amount-limits.ts';
 import { isoToday } from './calendar.ts';
 import { entryNotFound, insertDraft, readEntry, type DraftInput } from './entries.ts';
 import { periodForDate } from './periods.ts';
+import { entryVisible } from './visibility.ts';
 import type { JournalEntry, ReverseBody } from './schemas.ts';
 
 interface LockedEntry {
@@ -17,8 +18,8 @@ interface LockedEntry {
 
 async function lockEntry(ctx: OperationContext, companyId: string, entryId: string): Promise<LockedEntry> {
   const [row] = await ctx.db.$queryRaw<LockedEntry[]>`
-    SELECT id, status, date::text AS date, series FROM journal_entries
-     WHERE company_id = ${companyId}::uuid AND id = ${entryId}::uuid FOR UPDATE`;
+    SELECT id, status, date::text AS date, series FROM journal_entries e
+     WHERE company_id = ${companyId}::uuid AND id = ${entryId}::uuid AND ${entryVisible} FOR UPDATE`;
   if (!row) throw entryNotFound();
   return row;
 }
@@ -67,6 +68,12 @@ async function commitLocked(ctx: OperationContext, companyId: string, entry: Loc
   }
   if (place.yearClosed && !options.allowLockedPeriod) {
     throw new DomainError('FISCAL_YEAR_CLOSED', { message: `The fiscal year containing ${entry.date} is closed.` });
+  }
+  if (place.importing) {
+    throw new DomainError('PERIOD_LOCKED', {
+      message: `An SIE import is booking into the fiscal year containing ${entry.date}; commit there once it has finished.`,
+      details: [{ path: 'date', message: `${entry.date} lies in a fiscal year an SIE import is booking into.` }],
+    });
   }
   if (place.locked && !options.allowLockedPeriod) {
     throw new DomainError('PERIOD_LOCKED', {

@@ -10,7 +10,7 @@ export const MIN_FISCAL_YEAR_MONTHS = 1;
 export const MAX_FISCAL_YEAR_MONTHS = 18;
 export const DEFAULT_FISCAL_YEAR_MONTHS = 12;
 
-interface FiscalYearRow {
+export interface FiscalYearRow {
   id: string;
   companyId: string;
   startDate: Date;
@@ -31,7 +31,7 @@ export const toFiscalYear = (row: FiscalYearRow): FiscalYear => ({
 
 export async function listFiscalYears(ctx: OperationContext, companyId: string): Promise<FiscalYear[]> {
   requireScope(ctx, 'companies:read');
-  const rows = await ctx.db.fiscalYear.findMany({ where: { companyId }, orderBy: { startDate: 'asc' } });
+  const rows = await ctx.db.fiscalYear.findMany({ where: { companyId, importId: null }, orderBy: { startDate: 'asc' } });
   return rows.map(toFiscalYear);
 }
 
@@ -99,11 +99,15 @@ export async function createFiscalYear(ctx: OperationContext, companyId: string,
   });
 }
 
-/** Writes a fiscal year and one period per calendar month; the caller has checked the dates. */
-export async function insertFiscalYear(db: Db, companyId: string, start: string, end: string): Promise<FiscalYearRow> {
+/**
+ * Writes a fiscal year and one period per calendar month; the caller has checked the dates.
+ * `importId` names the SIE import creating it (hidden until that import completes).
+ */
+export async function insertFiscalYear(db: Db, companyId: string, start: string, end: string, importId: string | null = null): Promise<FiscalYearRow> {
   return db.fiscalYear.create({
     data: {
       companyId,
+      importId,
       startDate: toSqlDate(start),
       endDate: toSqlDate(end),
       periods: {

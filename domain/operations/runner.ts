@@ -40,14 +40,17 @@ export interface Job {
   /** The last checkpoint a previous attempt recorded, if any. */
   checkpoint: unknown;
   attempt: number;
+  /** Cancellation was requested before this attempt began (e.g. while no runner held the operation). */
+  cancelRequested: boolean;
   /** A context acting for the operation, holding exactly the scopes its kind needs. */
   ctx: OperationContext;
   /**
    * Records progress (and optionally a checkpoint) in `tx` — the same transaction as the work it
    * describes — renews the lease, and throws Cancelled when cancellation was requested or
-   * LeaseLost when another runner took over.
+   * LeaseLost when another runner took over. With `{ cancellable: false }` a requested cancellation
+   * does not throw: for work that must run to its end once begun (undoing an import, say).
    */
-  checkpointIn(tx: OperationContext, progress: number, message: string, checkpoint?: unknown): Promise<void>;
+  checkpointIn(tx: OperationContext, progress: number, message: string, checkpoint?: unknown, options?: { cancellable?: boolean }): Promise<void>;
   /** The uploaded input (SIE file), when the operation has one. */
   content(): Promise<Buffer | null>;
 }
@@ -172,8 +175,9 @@ export function createOperationRunner(services: Services, options: RunnerOptions
       input: (row.input ?? {}) as Record<string, unknown>,
       checkpoint: row.checkpoint,
       attempt: row.attempts,
+      cancelRequested: row.cancelRequested,
       ctx: systemContext(services, row, kind.scopes),
-      async checkpointIn(tx, progress, message, checkpoint) {
+      async checkpointIn(tx, progress, message, checkpoint, options) {
         const [state] = await tx.db.$queryRawUnsafe<{ cancelRequested: boolean }[]>(
           `UPDATE operations
               SET progress = $3, progress_message = $4, lease_expires_at = now() + ($5 || ' milliseconds')::interval,
@@ -189,7 +193,7 @@ export function createOperationRunner(services: Services, options: RunnerOptions
           JSON.stringify(checkpoint ?? null),
         );
         if (!state) throw new LeaseLost(row.id);
-        if (state.cancelRequested) throw new Cancelled();
+        if (state.cancelRequested && options?.cancellable !== false) throw new Cancelled();
       },
       async content() {
         const input = await db.operationInput.findUnique({ where: { operationId: row.id } });

@@ -4,6 +4,7 @@ import type { OperationContext } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { decodeKeysetCursor, encodeKeysetCursor, type PaginationMeta, keysetPage } from '../kernel/pagination.ts';
 import { carriesObject, type ObjectFilter } from './object-filter.ts';
+import { entryVisible } from '../ledger/visibility.ts';
 import { toOre, type GeneralLedgerLine, type GeneralLedgerQuery, type ReportPeriod } from './schemas.ts';
 import { ACCOUNT_NUMBER_PATTERN } from '../ledger/schemas.ts';
 import { BooksDate } from '../kernel/books-dates.ts';
@@ -67,7 +68,7 @@ export async function ledgerPage(
 ): Promise<LedgerRow[]> {
   const conditions: Prisma.Sql[] = [
     Prisma.sql`l.company_id = ${companyId}::uuid`,
-    Prisma.sql`e.status = 'committed'`,
+    Prisma.sql`e.status = 'committed' AND ${entryVisible}`,
     Prisma.sql`e.date >= ${period.from}::date`,
     Prisma.sql`e.date <= ${period.to}::date`,
   ];
@@ -103,7 +104,7 @@ export async function openingBalances(
       FROM journal_lines l
       JOIN journal_entries e ON e.company_id = l.company_id AND e.id = l.entry_id
       JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
-     WHERE l.company_id = ${companyId}::uuid AND e.status = 'committed' AND a.number = ANY(${[...accounts]}::text[])
+     WHERE l.company_id = ${companyId}::uuid AND e.status = 'committed' AND ${entryVisible} AND a.number = ANY(${[...accounts]}::text[])
        AND e.date < ${period.from}::date AND (a.number < '3' OR e.date >= ${period.fiscal_year.start_date}::date) ${carriesObject(filter)}
      GROUP BY a.number`;
   return new Map(rows.map((row) => [row.account, row.amount]));
@@ -116,7 +117,7 @@ async function movementThrough(ctx: OperationContext, companyId: string, period:
       FROM journal_lines l
       JOIN journal_entries e ON e.company_id = l.company_id AND e.id = l.entry_id
       JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
-     WHERE l.company_id = ${companyId}::uuid AND e.status = 'committed' AND a.number = ${key.account}
+     WHERE l.company_id = ${companyId}::uuid AND e.status = 'committed' AND ${entryVisible} AND a.number = ${key.account}
        AND e.date >= ${period.from}::date AND ${ROW_KEY} <= ${keySql(key)} ${carriesObject(filter)}`;
   return row?.amount ?? 0n;
 }

@@ -4,6 +4,7 @@ import type { OperationContext } from '../context.ts';
 import { requireScope } from '../context.ts';
 import { API_VERSION } from '../kernel/version.ts';
 import { addDays, isoToday } from '../ledger/calendar.ts';
+import { entryVisible } from '../ledger/visibility.ts';
 import { accountBalances, closingOf, isBalanceSheetAccount } from '../reports/balances.ts';
 import type { ByteSink } from '../reports/byte-stream.ts';
 import { keysetPages } from '../reports/keyset.ts';
@@ -84,16 +85,17 @@ class SieOutput {
   }
 }
 
-const yearSelect = Prisma.sql`SELECT id, start_date::text AS start_date, end_date::text AS end_date FROM fiscal_years`;
+/** Years an import still pending has created are not the company's yet (ledger/visibility.ts). */
+const yearSelect = Prisma.sql`SELECT id, start_date::text AS start_date, end_date::text AS end_date FROM fiscal_years WHERE import_id IS NULL`;
 
 export async function exportSie(ctx: OperationContext, companyId: string, fiscalYearId: string): Promise<BinaryBody> {
   requireScope(ctx, 'companies:read');
   let filename = '';
   const stream = await streamFromSnapshot(ctx, async (tx) => {
-    const [year] = await tx.db.$queryRaw<YearRow[]>`${yearSelect} WHERE company_id = ${companyId}::uuid AND id = ${fiscalYearId}::uuid`;
+    const [year] = await tx.db.$queryRaw<YearRow[]>`${yearSelect} AND company_id = ${companyId}::uuid AND id = ${fiscalYearId}::uuid`;
     if (!year) throw fiscalYearNotFound();
     const [previous] = await tx.db.$queryRaw<YearRow[]>`
-      ${yearSelect} WHERE company_id = ${companyId}::uuid AND end_date = ${addDays(year.start_date, -1)}::date`;
+      ${yearSelect} AND company_id = ${companyId}::uuid AND end_date = ${addDays(year.start_date, -1)}::date`;
     const company = await companyHeading(tx, companyId);
     filename = `sie4-${company.orgNumber.replace(/[^0-9A-Za-z-]/g, '')}-${year.start_date}.se`;
     const years = [{ index: 0, year }, ...(previous ? [{ index: -1, year: previous }] : [])];
@@ -112,7 +114,7 @@ export async function exportSie(ctx: OperationContext, companyId: string, fiscal
       const accountPage = (after: string | null, limit: number) =>
         tx.db.$queryRaw<{ number: string; name: string }[]>`
           SELECT number, name FROM accounts
-           WHERE company_id = ${companyId}::uuid ${after === null ? Prisma.empty : Prisma.sql`AND number > ${after}`}
+           WHERE company_id = ${companyId}::uuid AND import_id IS NULL ${after === null ? Prisma.empty : Prisma.sql`AND number > ${after}`}
            ORDER BY number LIMIT ${limit}`;
       for await (const page of keysetPages(accountPage, (account) => account.number)) {
         for (const account of page) {
@@ -125,7 +127,7 @@ export async function exportSie(ctx: OperationContext, companyId: string, fiscal
       // SIE 4B #DIM/#UNDERDIM then #OBJEKT, after the chart. Creation order puts a super-dimension
       // before its sub-dimensions (a parent must exist first), as a reader needs.
       const dimensions = await tx.db.$queryRaw<{ number: number; name: string; parent_number: number | null }[]>`
-        SELECT number, name, parent_number FROM dimensions WHERE company_id = ${companyId}::uuid
+        SELECT number, name, parent_number FROM dimensions WHERE company_id = ${companyId}::uuid AND import_id IS NULL
          ORDER BY parent_number IS NOT NULL, created_at, number`;
       for (const dimension of dimensions) {
         if (dimension.parent_number === null) out.record('DIM', String(dimension.number), sieText(dimension.name));
@@ -134,7 +136,7 @@ export async function exportSie(ctx: OperationContext, companyId: string, fiscal
       const objectPage = (after: { dimension: number; code: string } | null, limit: number) =>
         tx.db.$queryRaw<{ dimension: number; code: string; name: string }[]>`
           SELECT dimension_number AS dimension, code, name FROM dimension_objects
-           WHERE company_id = ${companyId}::uuid
+           WHERE company_id = ${companyId}::uuid AND import_id IS NULL
              ${after === null ? Prisma.empty : Prisma.sql`AND (dimension_number, code COLLATE "C") > (${after.dimension}::integer, ${after.code} COLLATE "C")`}
            ORDER BY dimension_number, code COLLATE "C" LIMIT ${limit}`;
       for await (const page of keysetPages(objectPage, (object) => ({ dimension: object.dimension, code: object.code }))) {
@@ -159,10 +161,10 @@ export async function exportSie(ctx: OperationContext, companyId: string, fiscal
       const linePage = (after: VoucherKey | null, limit: number) =>
         tx.db.$queryRaw<VoucherLine[]>`
           WITH next AS (
-            SELECT id, series, number, date, description, committed_at FROM journal_entries
-             WHERE company_id = ${companyId}::uuid AND fiscal_year_id = ${year.id}::uuid AND status = 'committed'
-               ${after === null ? Prisma.empty : Prisma.sql`AND (series, number) >= (${after.series}, ${after.number}::int)`}
-             ORDER BY series, number
+            SELECT e.id, e.series, e.number, e.date, e.description, e.committed_at FROM journal_entries e
+             WHERE e.company_id = ${companyId}::uuid AND e.fiscal_year_id = ${year.id}::uuid AND e.status = 'committed' AND ${entryVisible}
+               ${after === null ? Prisma.empty : Prisma.sql`AND (e.series, e.number) >= (${after.series}, ${after.number}::int)`}
+             ORDER BY e.series, e.number
              LIMIT ${ENTRIES_PER_PAGE(limit)})
           SELECT e.series, e.number, e.date::text AS date, e.description,
                  to_char(e.committed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS registered,
