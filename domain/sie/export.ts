@@ -5,6 +5,7 @@ import { requireScope } from '../context.ts';
 import { API_VERSION } from '../kernel/version.ts';
 import { addDays, isoToday } from '../ledger/calendar.ts';
 import { entryVisible } from '../ledger/visibility.ts';
+import { type ComparativeYear, comparativeYearEnding } from '../ledger/comparatives.ts';
 import { accountBalances, closingOf, isBalanceSheetAccount } from '../reports/balances.ts';
 import type { ByteSink } from '../reports/byte-stream.ts';
 import { keysetPages } from '../reports/keyset.ts';
@@ -98,7 +99,17 @@ export async function exportSie(ctx: OperationContext, companyId: string, fiscal
       ${yearSelect} AND company_id = ${companyId}::uuid AND end_date = ${addDays(year.start_date, -1)}::date`;
     const company = await companyHeading(tx, companyId);
     filename = `sie4-${company.orgNumber.replace(/[^0-9A-Za-z-]/g, '')}-${year.start_date}.se`;
-    const years = [{ index: 0, year }, ...(previous ? [{ index: -1, year: previous }] : [])];
+    // The previous years: comparative figures an import brought (the earlier program's own, which
+    // our books hold no vouchers for) come first; else the company's previous fiscal year. Older
+    // comparative years follow as -2, -3, … while they run back without a gap (docs/sie.md).
+    const years: { index: number; year: YearRow; comparative: ComparativeYear | null }[] = [{ index: 0, year, comparative: null }];
+    for (let index = -1, end = addDays(year.start_date, -1); ; index -= 1) {
+      const comparative = await comparativeYearEnding(tx, companyId, end);
+      if (comparative) years.push({ index, year: { id: '', start_date: comparative.start, end_date: comparative.end }, comparative });
+      else if (index === -1 && previous) years.push({ index, year: previous, comparative: null });
+      else break;
+      end = addDays((years.at(-1) as (typeof years)[number]).year.start_date, -1);
+    }
     return async (sink) => {
       const out = new SieOutput(sink);
       out.record('FLAGGA', '0');
@@ -145,7 +156,12 @@ export async function exportSie(ctx: OperationContext, companyId: string, fiscal
       }
 
       // Balances are aggregated in SQL (reports/balances.ts), the same sums the reports print.
-      for (const { index, year: each } of years) {
+      for (const { index, year: each, comparative } of years) {
+        if (comparative) {
+          for (const balance of comparative.balances) out.record(balance.kind, String(index), balance.account, sieAmount(balance.amount));
+          await out.flush();
+          continue;
+        }
         const period: ReportPeriod = { from: each.start_date, to: each.end_date, fiscal_year: each };
         for (const row of await accountBalances(tx, companyId, period)) {
           if (isBalanceSheetAccount(row.account)) {

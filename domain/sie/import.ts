@@ -14,6 +14,7 @@ import { parseSie, readSieLine, type SieIssue } from './parse.ts';
 import { mapSieSeries } from './series.ts';
 import { sieDimensions } from './dimensions.ts';
 import { ACCOUNT_NUMBER_PATTERN } from '../ledger/schemas.ts';
+import { COMPARATIVE_KINDS, type ComparativeKind } from '../ledger/comparatives.ts';
 import { isBalanceSheetAccount } from '../reports/balances.ts';
 
 /**
@@ -113,10 +114,22 @@ export interface SieImportFile {
   objects: { dimension: number; code: string; name: string }[];
   /** Objects on imported rows, summed over rows. */
   lineObjects: number;
+  /** #RAR -1, -2, … with their #IB, #UB and #RES (non-zero, summed per account and kind): comparative figures. */
+  priorYears: PriorYear[];
+}
+
+export interface PriorYear {
+  line: number;
+  index: number;
+  start: string;
+  end: string;
+  balances: { account: string; kind: ComparativeKind; amount: number }[];
 }
 
 export interface SieImportPlan {
   year: { id: string | null; start: string; end: string };
+  /** The file's prior years: stored as comparative figures, or left out (the company's own books, or figures it has, cover the year). */
+  priorYears: { year: PriorYear; stored: boolean }[];
   opening: { line: number; date: string; year: { id: string | null; start: string; end: string }; lines: SieDraftLine[] } | null;
   createAccounts: { number: string; name: string }[];
 }
@@ -255,8 +268,35 @@ export function readSieImport(bytes: Buffer): SieImportFile {
     });
   }
   const { dimensions, objects } = dimensionsAndObjects();
+  const priorYears: PriorYear[] = [];
+  for (const year of document.fiscalYears) {
+    if (year.yearIndex >= 0) continue;
+    if (year.end < year.start) problem(year.line, `#RAR ${year.yearIndex} ends before it starts.`);
+    const sums = new Map<string, { account: string; kind: ComparativeKind; amount: number }>();
+    for (const balance of document.balances) {
+      if (balance.yearIndex !== year.yearIndex || balance.amount === 0) continue;
+      if (!ACCOUNT_NUMBER_PATTERN.test(balance.account)) {
+        problem(
+          balance.line,
+          `#${balance.kind}: account "${balance.account}" is not an account number (four digits 1000-9999, or a sub-account of five or six digits).`,
+        );
+        continue;
+      }
+      const key = `${balance.account} ${balance.kind}`;
+      const known = sums.get(key);
+      if (known) known.amount += balance.amount;
+      else sums.set(key, { account: balance.account, kind: balance.kind, amount: balance.amount });
+    }
+    const order = (kind: ComparativeKind) => COMPARATIVE_KINDS.indexOf(kind);
+    const balances = [...sums.values()]
+      .filter((balance) => balance.amount !== 0)
+      .sort((a, b) => (a.account === b.account ? order(a.kind) - order(b.kind) : a.account < b.account ? -1 : 1));
+    priorYears.push({ line: year.line, index: year.yearIndex, start: year.start, end: year.end, balances });
+  }
+  priorYears.sort((a, b) => b.index - a.index);
   if (issues.length > 0) throw sieInvalid(issues);
   return {
+    priorYears,
     dimensions,
     objects,
     lineObjects,
@@ -417,8 +457,19 @@ export async function planSieImport(ctx: OperationContext, companyId: string, fi
       opening = { line, date, year, lines };
     }
   }
+  // A prior year becomes comparative figures only where the company has nothing of its own for
+  // it: no committed entry dated in it, and no comparative year overlapping it.
+  const priorYears: SieImportPlan['priorYears'] = [];
+  for (const year of file.priorYears) {
+    const [taken] = await ctx.db.$queryRaw<{ found: boolean }[]>`
+      SELECT EXISTS (SELECT 1 FROM journal_entries e
+                      WHERE e.company_id = ${companyId}::uuid AND e.status = 'committed' AND e.date BETWEEN ${year.start}::date AND ${year.end}::date)
+          OR EXISTS (SELECT 1 FROM comparative_years
+                      WHERE company_id = ${companyId}::uuid AND start_date <= ${year.end}::date AND end_date >= ${year.start}::date) AS found`;
+    priorYears.push({ year, stored: !taken?.found });
+  }
   if (issues.length > 0) throw sieInvalid(issues);
-  return { year: { id: existing?.id ?? null, start, end }, opening, createAccounts };
+  return { year: { id: existing?.id ?? null, start, end }, priorYears, opening, createAccounts };
 }
 
 /** What an import does (its dry run) or did (its result), as JSON. */
@@ -437,6 +488,13 @@ export function sieImportSummary(file: SieImportFile, plan: SieImportPlan): Reco
     objects: file.objects.length,
     line_objects: file.lineObjects,
     accounts_created: plan.createAccounts.map((account) => account.number),
+    prior_years: plan.priorYears.map(({ year, stored }) => ({
+      year: year.index,
+      start_date: year.start,
+      end_date: year.end,
+      balances: year.balances.length,
+      stored,
+    })),
     opening_balance: plan.opening && {
       date: plan.opening.date,
       series: OPENING_SERIES,
@@ -487,6 +545,18 @@ export async function prepareSieImport(
         FROM unnest(${objects.map((o) => o.dimension)}::int[], ${objects.map((o) => o.code)}::text[], ${objects.map((o) => o.name)}::text[])
              AS o(dimension, code, name)
       ON CONFLICT (company_id, dimension_number, code) DO NOTHING`;
+  }
+  for (const { year, stored } of plan.priorYears) {
+    if (!stored) continue;
+    await ctx.db.$executeRaw`
+      INSERT INTO comparative_years (company_id, start_date, end_date, import_id)
+      VALUES (${companyId}::uuid, ${year.start}::date, ${year.end}::date, ${importId}::uuid)`;
+    if (year.balances.length === 0) continue;
+    await ctx.db.$executeRaw`
+      INSERT INTO comparative_balances (company_id, year_start, account, kind, amount)
+      SELECT ${companyId}::uuid, ${year.start}::date, b.account, b.kind, b.amount
+        FROM unnest(${year.balances.map((b) => b.account)}::text[], ${year.balances.map((b) => b.kind)}::text[],
+                    ${year.balances.map((b) => String(b.amount))}::bigint[]) AS b(account, kind, amount)`;
   }
   let openingEntryId: string | null = null;
   if (plan.opening && openingYearId) {
@@ -611,6 +681,7 @@ export async function completeSieImport(ctx: OperationContext, companyId: string
   await ctx.db.$executeRaw`UPDATE accounts SET import_id = NULL WHERE company_id = ${companyId}::uuid AND import_id = ${importId}::uuid`;
   await ctx.db.$executeRaw`UPDATE dimensions SET import_id = NULL WHERE company_id = ${companyId}::uuid AND import_id = ${importId}::uuid`;
   await ctx.db.$executeRaw`UPDATE dimension_objects SET import_id = NULL WHERE company_id = ${companyId}::uuid AND import_id = ${importId}::uuid`;
+  await ctx.db.$executeRaw`UPDATE comparative_years SET import_id = NULL WHERE company_id = ${companyId}::uuid AND import_id = ${importId}::uuid`;
   await emitEvents(ctx, companyId, 'account.created', accounts.map(toAccount));
 }
 
@@ -673,6 +744,7 @@ export async function removeSieImportRest(ctx: OperationContext, companyId: stri
      WHERE c.company_id = ${companyId}::uuid AND c.fiscal_year_id = ANY(${years}::uuid[])`;
   await ctx.db.$executeRaw`
     DELETE FROM journal_series_counters WHERE company_id = ${companyId}::uuid AND fiscal_year_id = ANY(${years}::uuid[]) AND last_number = 0`;
+  await ctx.db.$executeRaw`DELETE FROM comparative_years WHERE company_id = ${companyId}::uuid AND import_id = ${importId}::uuid`;
   await ctx.db.$executeRaw`DELETE FROM dimension_objects WHERE company_id = ${companyId}::uuid AND import_id = ${importId}::uuid`;
   await ctx.db.$executeRaw`DELETE FROM dimensions WHERE company_id = ${companyId}::uuid AND import_id = ${importId}::uuid`;
   await ctx.db.$executeRaw`DELETE FROM accounts WHERE company_id = ${companyId}::uuid AND import_id = ${importId}::uuid`;

@@ -17,7 +17,8 @@ const COUNT = SIE_IMPORT_BATCH * 2 + 37;
 
 /**
  * The generated file of `COUNT` vouchers, with what an import creates besides entries: a previous
- * year and opening balances (#RAR -1, #IB 0: an IB entry in a new 2025), a sub-account the chart
+ * year with its closing balances and the opening balances (#RAR -1, #UB -1: comparative figures;
+ * #IB 0: an IB entry in a new 2025), a sub-account the chart
  * lacks (19301), and a dimension with an object used on a row.
  */
 function richFile(): Buffer {
@@ -25,7 +26,7 @@ function richFile(): Buffer {
     .replace(
       '#RAR 0 20260101 20261231\r\n',
       '#RAR 0 20260101 20261231\r\n#RAR -1 20250101 20251231\r\n#KONTO 19301 "Bank, projektkonto"\r\n#DIM 6 "Projekt"\r\n#OBJEKT 6 "P1" "Projekt ett"\r\n' +
-        '#IB 0 1930 5000.00\r\n#IB 0 2081 -5000.00\r\n',
+        '#IB 0 1930 5000.00\r\n#IB 0 2081 -5000.00\r\n#UB -1 1930 5000.00\r\n#UB -1 2081 -5000.00\r\n',
     )
     .replace(/#TRANS 1930 \{\}/, '#TRANS 19301 {6 "P1"}');
   return Buffer.from(encodeSie(text));
@@ -78,6 +79,8 @@ describe.each(DB_TARGETS)('an SIE import is all or nothing (%s)', (target) => {
               (SELECT count(*)::int FROM dimension_objects WHERE company_id = $1::uuid) AS objects,
               (SELECT count(*)::int FROM journal_series_counters WHERE company_id = $1::uuid) AS counters,
               (SELECT count(*)::int FROM pending_imports WHERE company_id = $1::uuid) AS pending,
+              (SELECT count(*)::int FROM comparative_years WHERE company_id = $1::uuid) AS comparative_years,
+              (SELECT count(*)::int FROM comparative_balances WHERE company_id = $1::uuid) AS comparative_balances,
               (SELECT count(*)::int FROM events WHERE company_id = $1::uuid AND type IN ('journal_entry.committed', 'account.created')) AS events,
               (SELECT committed_debit::text FROM companies WHERE id = $1::uuid) AS committed_debit`,
       companyId,
@@ -114,7 +117,7 @@ describe.each(DB_TARGETS)('an SIE import is all or nothing (%s)', (target) => {
     expect(await runnerStoppingAt(3).runOnce()).toBe(true);
     const prisma = t.services.database.prisma;
     const mid = await leftovers(tenant.companyId);
-    expect(mid).toMatchObject({ entries: SIE_IMPORT_BATCH + 1, years: Number(before.years) + 2, pending: 1 });
+    expect(mid).toMatchObject({ entries: SIE_IMPORT_BATCH + 1, years: Number(before.years) + 2, pending: 1, comparative_years: 1, comparative_balances: 2 });
     expect(await visible(tenant)).toEqual(shown);
     const b = books(app, tenant.key, tenant.companyId);
     const hiddenEntry = await prisma.journalEntry.findFirstOrThrow({ where: { companyId: tenant.companyId, series: 'A' } });
@@ -182,6 +185,7 @@ describe.each(DB_TARGETS)('an SIE import is all or nothing (%s)', (target) => {
         line_objects: 1,
         fiscal_year: { start_date: '2026-01-01', end_date: '2026-12-31', created: true },
         opening_balance: { date: '2025-12-31', series: 'IB', lines: 2, fiscal_year_created: true },
+        prior_years: [{ year: -1, start_date: '2025-01-01', end_date: '2025-12-31', balances: 2, stored: true }],
       },
     });
     const now = await leftovers(tenant.companyId);
