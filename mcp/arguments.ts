@@ -1,3 +1,4 @@
+import { DRY_RUN_PARAM } from '../pipeline/parse-input.ts';
 import type { Operation } from '../registry/define-operation.ts';
 
 /**
@@ -49,3 +50,10 @@ export const FILE_NAME_ARG = 'filename';
 export function argumentName(op: Pick<Operation, 'path'>, part: 'params' | 'query' | 'body', key: string): string {
   return part === 'params' ? pathArgumentName(op.path, key) : snakeCase(key);
 }
+
+/** Arguments the MCP surface adds; REST sends the first two as a header and a query flag. */
+export const IDEMPOTENCY_ARG = 'idempotency_key';
+export const DRY_RUN_ARG = DRY_RUN_PARAM;
+export const REVEAL_SECRET_ARG = 'reveal_secret';
+/** The next page's cursor, added to a list tool's structuredContent (null on the last page). */
+export const NEXT_CURSOR_FIELD = 'next_cursor';

@@ -1,4 +1,5 @@
 import type { CallToolResult, ListToolsResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { DomainError } from '../domain/kernel/errors.ts';
 import { GROUPS } from '../registry/define-operation.ts';
 import { DISCOVERY_TOOLS } from '../registry/mcp-options.ts';
@@ -6,10 +7,10 @@ import type { ToolSurface } from './build-server.ts';
 import { callTool } from './call-tool.ts';
 import { closest, toolError, unknownTool } from './map-error.ts';
 import { toolName, VARIANTS } from './naming.ts';
-import type { JsonSchema } from './schema.ts';
+import { toJsonSchema, type JsonSchema } from './schema.ts';
 import { IDEMPOTENCY_ARG, type Glossary, type ToolEntry, type ToolIndex } from './tools.ts';
 import type { Selection } from './toolsets.ts';
-import { argumentValidator } from './validate-arguments.ts';
+import { metaToolValidator } from './validate-arguments.ts';
 
 /**
  * Discovery mode: three tools instead of one per operation, for clients that want a tiny context.
@@ -23,7 +24,20 @@ export const INVOKE_TOOL = DISCOVERY_TOOLS.invoke;
 
 const SEARCH_LIMIT = { default: 10, max: 50 } as const;
 
-const NAME_ARG: JsonSchema = { type: 'string', description: 'Tool name from search_operations, e.g. companies.list (an operation id also works).' };
+const NAME_ARG = z.string().describe('Tool name from search_operations, e.g. companies.list (an operation id also works).');
+// Each meta tool's input is declared once, in zod: its published schema derives from it, and the
+// pipeline's parser checks calls against it (mcp/validate-arguments.ts).
+const SEARCH_INPUT = z.strictObject({
+  query: z.string().describe('Words to match, e.g. "webhook deliveries"; omit to list all.').optional(),
+  group: z.enum(GROUPS).optional(),
+  limit: z.number().int().min(1).max(SEARCH_LIMIT.max).default(SEARCH_LIMIT.default),
+});
+const DESCRIBE_INPUT = z.strictObject({ name: NAME_ARG });
+const INVOKE_INPUT = z.strictObject({
+  name: NAME_ARG,
+  arguments: z.record(z.string(), z.unknown()).describe("The operation's arguments (see describe_operation).").optional(),
+});
+const INPUTS = { [SEARCH_TOOL]: SEARCH_INPUT, [DESCRIBE_TOOL]: DESCRIBE_INPUT, [INVOKE_TOOL]: INVOKE_INPUT } as const;
 
 const TOOLS: Tool[] = [
   {
@@ -31,15 +45,7 @@ const TOOLS: Tool[] = [
     title: 'Search operations',
     description:
       'Finds API operations by words and toolset. Returns names, one-line summaries and risk (L0 read … L3 irreversible). Start here, then describe_operation.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        query: { type: 'string', description: 'Words to match, e.g. "webhook deliveries"; omit to list all.' },
-        group: { type: 'string', enum: [...GROUPS] },
-        limit: { type: 'integer', minimum: 1, maximum: SEARCH_LIMIT.max, default: SEARCH_LIMIT.default },
-      },
-      additionalProperties: false,
-    },
+    inputSchema: toJsonSchema(SEARCH_INPUT, 'input') as Tool['inputSchema'],
     outputSchema: {
       type: 'object',
       properties: {
@@ -65,7 +71,7 @@ const TOOLS: Tool[] = [
     name: DESCRIBE_TOOL,
     title: 'Describe an operation',
     description: "Returns one operation's input schema, an example of its arguments, the scope it needs and its risk: what invoke_operation needs.",
-    inputSchema: { type: 'object', properties: { name: NAME_ARG }, required: ['name'], additionalProperties: false },
+    inputSchema: toJsonSchema(DESCRIBE_INPUT, 'input') as Tool['inputSchema'],
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
   {
@@ -73,17 +79,18 @@ const TOOLS: Tool[] = [
     title: 'Invoke an operation',
     description:
       'Runs one operation with its arguments and returns exactly what its own tool returns. Writes change data: check risk and use dry_run where offered.',
-    inputSchema: {
-      type: 'object',
-      properties: { name: NAME_ARG, arguments: { type: 'object', description: "The operation's arguments (see describe_operation)." } },
-      required: ['name'],
-      additionalProperties: false,
-    },
+    inputSchema: toJsonSchema(INVOKE_INPUT, 'input') as Tool['inputSchema'],
     annotations: { destructiveHint: true, openWorldHint: false },
   },
 ];
 const LIST: ListToolsResult = { tools: TOOLS };
-const VALIDATORS = new Map(TOOLS.map((tool) => [tool.name, argumentValidator(tool.name, tool.inputSchema as JsonSchema)]));
+const validatorOf = <T extends z.ZodType>(name: keyof typeof INPUTS, schema: T) =>
+  metaToolValidator(name, TOOLS.find((tool) => tool.name === name)?.inputSchema as JsonSchema, schema);
+const VALIDATORS = {
+  [SEARCH_TOOL]: validatorOf(SEARCH_TOOL, SEARCH_INPUT),
+  [DESCRIBE_TOOL]: validatorOf(DESCRIBE_TOOL, DESCRIBE_INPUT),
+  [INVOKE_TOOL]: validatorOf(INVOKE_TOOL, INVOKE_INPUT),
+};
 
 /** The session instructions in discovery mode. */
 export const DISCOVER_INSTRUCTIONS =
@@ -105,8 +112,7 @@ export function discoveryTools(index: ToolIndex, selection: Selection, scopes: r
     listChanges: false,
     list: () => LIST,
     call: async (name, args, context) => {
-      const validate = VALIDATORS.get(name);
-      if (!validate) {
+      if (!isDiscoveryTool(name)) {
         const caller = await context.caller();
         throw unknownTool(
           name,
@@ -117,24 +123,25 @@ export function discoveryTools(index: ToolIndex, selection: Selection, scopes: r
       }
       if (name === INVOKE_TOOL) {
         const caller = await context.caller();
+        let call: z.infer<typeof INVOKE_INPUT>;
         try {
-          validate(args);
+          call = VALIDATORS[INVOKE_TOOL](args);
         } catch (error) {
           return toolError(error as DomainError, caller.requestId, caller.services.config.PUBLIC_BASE_URL);
         }
-        const entry = resolve(String(args.name));
-        if (!entry) return unknownOperationResult(String(args.name), callable, caller.requestId, caller.services.config.PUBLIC_BASE_URL);
-        return callTool(entry, (args.arguments as Record<string, unknown> | undefined) ?? {}, caller);
+        const entry = resolve(call.name);
+        if (!entry) return unknownOperationResult(call.name, callable, caller.requestId, caller.services.config.PUBLIC_BASE_URL);
+        return callTool(entry, call.arguments ?? {}, caller);
       }
       // Search and describe run no operation, but each costs a key lookup: count them like a list.
       await context.charge();
       const caller = await context.caller();
       try {
-        validate(args);
         const visible = [...callable.values()].filter((e) => index.visible(e, scopes));
-        if (name === SEARCH_TOOL) return structured(search(visible, args));
-        const entry = resolve(String(args.name));
-        if (!entry) throw new UnknownOperation(String(args.name));
+        if (name === SEARCH_TOOL) return structured(search(visible, VALIDATORS[SEARCH_TOOL](args)));
+        const wanted = VALIDATORS[DESCRIBE_TOOL](args).name;
+        const entry = resolve(wanted);
+        if (!entry) throw new UnknownOperation(wanted);
         return structured(describe(entry, index.glossary));
       } catch (error) {
         if (error instanceof UnknownOperation)
@@ -145,6 +152,8 @@ export function discoveryTools(index: ToolIndex, selection: Selection, scopes: r
     },
   };
 }
+
+const isDiscoveryTool = (name: string): name is keyof typeof INPUTS => name in INPUTS;
 
 const structured = (data: Record<string, unknown>): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data });
 
@@ -176,10 +185,9 @@ const words = (text: string): string[] =>
     .filter((w) => w.length > 1);
 
 /** Ranks by how many query words an operation's name, summary and description contain (name words count most). */
-function search(entries: readonly ToolEntry[], args: Record<string, unknown>): Record<string, unknown> {
-  const wanted = words(typeof args.query === 'string' ? args.query : '');
-  const group = typeof args.group === 'string' ? args.group : undefined;
-  const limit = typeof args.limit === 'number' ? args.limit : SEARCH_LIMIT.default;
+function search(entries: readonly ToolEntry[], args: z.infer<typeof SEARCH_INPUT>): Record<string, unknown> {
+  const wanted = words(args.query ?? '');
+  const { group, limit } = args;
   const stem = (w: string) => w.replace(/(ies|es|s)$/, '');
   const ranked = entries
     .filter((e) => !group || e.op.group === group)

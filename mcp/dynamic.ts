@@ -1,13 +1,14 @@
 import type { CallToolResult, ListToolsResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { DomainError } from '../domain/kernel/errors.ts';
 import type { Group } from '../registry/define-operation.ts';
 import type { ToolSurface } from './build-server.ts';
 import { callTool } from './call-tool.ts';
 import { toolError, unknownTool } from './map-error.ts';
-import type { JsonSchema } from './schema.ts';
+import { toJsonSchema, type JsonSchema } from './schema.ts';
 import type { ToolEntry, ToolIndex } from './tools.ts';
 import type { Selection } from './toolsets.ts';
-import { argumentValidator } from './validate-arguments.ts';
+import { metaToolValidator } from './validate-arguments.ts';
 
 /**
  * Dynamic toolsets, as GitHub's MCP server offers them on stdio: the session starts with a small
@@ -22,20 +23,25 @@ export const DEFAULT_DYNAMIC_TOOLSETS: readonly Group[] = ['companies'];
 export const DYNAMIC_INSTRUCTIONS_NOTE =
   'Only some toolsets are loaded: call list_toolsets to see the others and enable_toolset to add one (its tools then appear in tools/list).';
 
+// The meta tools' inputs, declared once in zod: the published schemas derive from them and the
+// pipeline's parser checks calls against them (mcp/validate-arguments.ts).
+const LIST_TOOLSETS_INPUT = z.strictObject({});
+const enableToolsetInput = (available: readonly Group[]) => z.strictObject({ toolset: z.enum(available as [Group, ...Group[]]) });
+
 function metaTools(available: readonly Group[]): Tool[] {
   return [
     {
       name: LIST_TOOLSETS_TOOL,
       title: 'List toolsets',
       description: 'Lists the toolsets (groups of tools) this server offers, which are enabled, and what their tools do.',
-      inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+      inputSchema: toJsonSchema(LIST_TOOLSETS_INPUT, 'input') as Tool['inputSchema'],
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     {
       name: ENABLE_TOOLSET_TOOL,
       title: 'Enable a toolset',
       description: "Adds a toolset's tools to this session; the tool list then changes. See list_toolsets first.",
-      inputSchema: { type: 'object', properties: { toolset: { type: 'string', enum: [...available] } }, required: ['toolset'], additionalProperties: false },
+      inputSchema: toJsonSchema(enableToolsetInput(available), 'input') as Tool['inputSchema'],
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
   ];
@@ -50,7 +56,9 @@ export function dynamicTools(index: ToolIndex, selection: Selection, scopes: rea
   const available = selection.toolsets.filter((group) => [...index.tools(selection).values()].some((e) => e.op.group === group && index.visible(e, scopes)));
   const enabled = new Set((options.initial ?? DEFAULT_DYNAMIC_TOOLSETS).filter((g) => available.includes(g)));
   const meta = metaTools(available);
-  const validators = new Map(meta.map((tool) => [tool.name, argumentValidator(tool.name, tool.inputSchema as JsonSchema)]));
+  const schemaOf = (name: string): JsonSchema => meta.find((tool) => tool.name === name)?.inputSchema as JsonSchema;
+  const listToolsets = metaToolValidator(LIST_TOOLSETS_TOOL, schemaOf(LIST_TOOLSETS_TOOL), LIST_TOOLSETS_INPUT);
+  const enableToolset = metaToolValidator(ENABLE_TOOLSET_TOOL, schemaOf(ENABLE_TOOLSET_TOOL), enableToolsetInput(available));
   const loaded = (): ToolEntry[] => [...index.tools(selection).values()].filter((e) => enabled.has(e.op.group));
   let list: ListToolsResult | undefined;
 
@@ -74,8 +82,7 @@ export function dynamicTools(index: ToolIndex, selection: Selection, scopes: rea
         ],
       }),
     call: async (name, args, context) => {
-      const validate = validators.get(name);
-      if (!validate) {
+      if (name !== LIST_TOOLSETS_TOOL && name !== ENABLE_TOOLSET_TOOL) {
         const caller = await context.caller();
         const entry = loaded().find((e) => e.name === name);
         if (!entry)
@@ -84,13 +91,16 @@ export function dynamicTools(index: ToolIndex, selection: Selection, scopes: rea
       }
       await context.charge();
       const caller = await context.caller();
+      let group: Group;
       try {
-        validate(args);
+        if (name === LIST_TOOLSETS_TOOL) {
+          listToolsets(args);
+          return describeToolsets();
+        }
+        group = enableToolset(args).toolset;
       } catch (error) {
         return toolError(error as DomainError, caller.requestId, caller.services.config.PUBLIC_BASE_URL);
       }
-      if (name === LIST_TOOLSETS_TOOL) return describeToolsets();
-      const group = args.toolset as Group;
       const added = !enabled.has(group);
       enabled.add(group);
       list = undefined;

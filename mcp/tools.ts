@@ -1,22 +1,24 @@
 import type { ListToolsResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { DomainError } from '../domain/kernel/errors.ts';
 import type { Scope } from '../domain/kernel/scopes.ts';
 import { requiredScopes, type Operation } from '../registry/define-operation.ts';
-import { DRY_RUN_PARAM } from '../pipeline/invoke.ts';
-import { argumentName, FILE_CONTENT_ARG, FILE_NAME_ARG, type ArgumentTarget } from './arguments.ts';
+import {
+  argumentName,
+  DRY_RUN_ARG,
+  FILE_CONTENT_ARG,
+  FILE_NAME_ARG,
+  IDEMPOTENCY_ARG,
+  NEXT_CURSOR_FIELD,
+  REVEAL_SECRET_ARG,
+  type ArgumentTarget,
+} from './arguments.ts';
 import { boilerplateSentences, toolDescription } from './descriptions.ts';
 import { assignNames, VARIANTS, type Variant } from './naming.ts';
 import { isObjectSchema, toJsonSchema, type JsonSchema } from './schema.ts';
 import { shareShapes } from './shared-shapes.ts';
 import { selectionKey, type Selection } from './toolsets.ts';
-import { argumentValidator, type ArgumentValidator } from './validate-arguments.ts';
+import { toolValidator, type ArgumentValidator } from './validate-arguments.ts';
 
-/** Arguments the MCP surface adds; REST sends the first two as a header and a query flag. */
-export const IDEMPOTENCY_ARG = 'idempotency_key';
-export const DRY_RUN_ARG = DRY_RUN_PARAM;
-export const REVEAL_SECRET_ARG = 'reveal_secret';
-/** The next page's cursor, added to a list tool's structuredContent (null on the last page). */
-export const NEXT_CURSOR_FIELD = 'next_cursor';
+export { DRY_RUN_ARG, IDEMPOTENCY_ARG, NEXT_CURSOR_FIELD, REVEAL_SECRET_ARG } from './arguments.ts';
 
 /**
  * Arguments many tools share are described once, in the session instructions, instead of in every
@@ -39,7 +41,7 @@ export interface ToolEntry {
   args: ReadonlyMap<string, ArgumentTarget>;
   /** `params.companyId` → `company_id`: pipeline paths in the tool's own words. */
   argumentFor(part: string, key: string): string | undefined;
-  /** Checks arguments against the input schema; throws VALIDATION_ERROR. */
+  /** Checks arguments before anything runs (names, then the pipeline's parser); throws VALIDATION_ERROR. */
   validate: ArgumentValidator;
   readOnly: boolean;
   /** Scope a key must hold to see the tool listed; null for public operations. */
@@ -251,13 +253,14 @@ function compileTool(
   for (const [arg, target] of shape.args) if ('key' in target) reverse.set(`${target.part}.${target.key}`, arg);
   // The pipeline names the file by its multipart part (`body.file`); over MCP it is the base64 argument.
   if (op.input.file) reverse.set(`body.${op.input.file.field}`, FILE_CONTENT_ARG);
+  const argumentFor = (part: string, key: string): string | undefined => reverse.get(`${part}.${key}`);
   return {
     name,
     op,
     tool,
     args: shape.args,
-    argumentFor: (part, key) => reverse.get(`${part}.${key}`),
-    validate: withIdempotencyCode(argumentValidator(name, shape.schema)),
+    argumentFor,
+    validate: toolValidator({ name, op, args: shape.args, argumentFor }, shape.schema),
     readOnly: isReadOnly(op),
     scopes: requiredScopes(op),
     structured,
@@ -265,26 +268,6 @@ function compileTool(
     speak: (text) => inToolNames(text, names),
   };
 }
-
-/**
- * A missing idempotency key alone is the pipeline's to judge, as over REST: a dry run needs none
- * (it writes nothing), and anything else is the catalogue's own IDEMPOTENCY_KEY_REQUIRED, not a
- * generic validation error.
- */
-const withIdempotencyCode =
-  (validate: ArgumentValidator): ArgumentValidator =>
-  (args) => {
-    try {
-      validate(args);
-    } catch (error) {
-      const details = error instanceof DomainError ? error.details : undefined;
-      if (details?.length === 1 && details[0]?.path === IDEMPOTENCY_ARG && details[0].message === 'Required.') {
-        if (args[DRY_RUN_ARG] === true) return;
-        throw new DomainError('IDEMPOTENCY_KEY_REQUIRED');
-      }
-      throw error;
-    }
-  };
 
 export interface CompiledTools {
   entries: ToolEntry[];

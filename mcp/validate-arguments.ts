@@ -1,80 +1,113 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { z } from 'zod';
 import { DomainError, type ErrorDetail } from '../domain/kernel/errors.ts';
 import { FLAG_VALUES } from '../domain/kernel/flags.ts';
 import { joinDetails, wrongTypeMessage } from '../domain/kernel/value-forms.ts';
+import { parseArguments, parseInput } from '../pipeline/parse-input.ts';
 import { snakeCase } from './arguments.ts';
 import type { JsonSchema } from './schema.ts';
-
-// ajv-formats is CommonJS: under NodeNext its default import is the plugin function itself.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-
-// One instance for every tool: compiling is the cost, and each tool compiles once (on first call).
-// `verbose`: an error carries its schema, whose description (e.g. "whole öre") the message repeats.
-const AJV = addFormats(new Ajv({ allErrors: true, strict: false, validateSchema: false, verbose: true }));
-
-export type ArgumentValidator = (args: Record<string, unknown>) => void;
+import { inToolTerms, toRequest } from './tool-request.ts';
+import { DRY_RUN_ARG, IDEMPOTENCY_ARG } from './arguments.ts';
+import type { ToolEntry } from './tools.ts';
 
 /**
- * A tool's arguments checked against its published input schema before anything runs (no key
- * lookup, no rate-limit count, no database), as the MCP SDK's McpServer checks arguments before a
- * callback. Throws VALIDATION_ERROR with one detail per argument, named as the tool names it, and
- * the expected argument names (or an enum's values) in valid_alternatives.
+ * A tool's arguments checked before anything runs (no key lookup, no rate-limit count, no
+ * database), as the MCP SDK's McpServer checks arguments before a callback. There is one validator
+ * of values — the pipeline's (pipeline/parse-input.ts), the same parser invoke() runs for REST —
+ * so the two surfaces cannot disagree about what is valid. What this file adds is the tool's own
+ * framing: argument names (unknown, missing, the expected list) and the arguments MCP adds itself.
  */
-export function argumentValidator(toolName: string, schema: JsonSchema): ArgumentValidator {
-  let compiled: ValidateFunction | undefined;
-  const properties = Object.keys((schema.properties as Record<string, unknown> | undefined) ?? {});
-  const required = new Set((schema.required as string[] | undefined) ?? []);
-  const expected = properties.map((name) => (required.has(name) ? `${name} (required)` : name));
+export type ArgumentValidator = (args: Record<string, unknown>) => void;
 
+interface Names {
+  toolName: string;
+  properties: readonly string[];
+  required: ReadonlySet<string>;
+}
+
+const namesOf = (toolName: string, schema: JsonSchema): Names => ({
+  toolName,
+  properties: Object.keys((schema.properties as Record<string, unknown> | undefined) ?? {}),
+  required: new Set((schema.required as string[] | undefined) ?? []),
+});
+
+/** An unknown or missing argument name, refused with the names the tool takes. */
+function checkNames(names: Names, args: Record<string, unknown>, optional: ReadonlySet<string> = new Set()): void {
+  const details: ErrorDetail[] = [];
+  for (const name of Object.keys(args)) {
+    if (names.properties.includes(name)) continue;
+    const guess = names.properties.find((p) => p === snakeCase(name));
+    details.push({ path: name, message: guess ? `Unknown argument; did you mean ${guess}?` : 'Unknown argument.' });
+  }
+  const missing = [...names.required].filter((name) => args[name] === undefined);
+  // An argument judged elsewhere when missing (the idempotency key) is named only beside other problems.
+  const counted = missing.filter((name) => !optional.has(name));
+  if (details.length === 0 && counted.length === 0) return;
+  for (const name of missing) details.push({ path: name, message: 'Required.' });
+  const expected = names.properties.map((name) => (names.required.has(name) ? `${name} (required)` : name));
+  const takes = names.properties.length === 0 ? 'This tool takes no arguments.' : `This tool takes: ${expected.join(', ')}.`;
+  throw new DomainError('VALIDATION_ERROR', {
+    message: `Invalid arguments for ${names.toolName}: ${joinDetails(details)} ${takes}`,
+    details,
+    validAlternatives: [...names.properties],
+  });
+}
+
+/** The arguments MCP adds to an operation's own (REST sends them as a header or a query flag). */
+function checkSurfaceArguments(entry: Pick<ToolEntry, 'args'>, args: Record<string, unknown>): void {
+  const details: ErrorDetail[] = [];
+  let alternatives: string[] = [];
+  for (const [name, target] of entry.args) {
+    const value = args[name];
+    if (value === undefined) continue;
+    const wanted =
+      target.part === 'idempotency' || target.part === 'file-content' || target.part === 'file-name'
+        ? 'string'
+        : target.part === 'dry_run' || target.part === 'reveal'
+          ? 'boolean'
+          : null;
+    if (!wanted || typeof value === wanted) continue;
+    details.push({ path: name, message: wrongTypeMessage([wanted], value) });
+    // A flag is a JSON boolean: name the two values, as the pipeline's flag grammar does.
+    if (wanted === 'boolean') alternatives = [...FLAG_VALUES];
+  }
+  if (details.length === 0) return;
+  throw new DomainError('VALIDATION_ERROR', {
+    message: joinDetails(details),
+    details,
+    ...(alternatives.length > 0 && { validAlternatives: alternatives }),
+  });
+}
+
+type Tool = Pick<ToolEntry, 'name' | 'op' | 'args' | 'argumentFor'>;
+
+/**
+ * An operation's tool: names, then MCP's own arguments, then every value through the pipeline's
+ * parser on the REST request the call stands for, its problems named as the tool names them.
+ * A missing idempotency key alone is the pipeline's to judge, as over REST: a dry run needs none
+ * (it writes nothing), and anything else is the catalogue's own IDEMPOTENCY_KEY_REQUIRED.
+ */
+export function toolValidator(tool: Tool, schema: JsonSchema): ArgumentValidator {
+  const names = namesOf(tool.name, schema);
+  const optional = new Set([IDEMPOTENCY_ARG]);
   return (args) => {
-    compiled ??= AJV.compile(schema);
-    if (compiled(args)) return;
-    const details: ErrorDetail[] = [];
-    let alternatives: string[] = [];
-    for (const error of compiled.errors ?? []) {
-      const detail = toDetail(error, properties);
-      if (!detail) continue;
-      if (!details.some((d) => d.path === detail.path && d.message === detail.message)) details.push(detail);
-      if (error.keyword === 'enum' && alternatives.length === 0) alternatives = (error.params.allowedValues as unknown[]).map(String);
-      // A flag is a JSON boolean: name the two values, as the pipeline's flag grammar does.
-      if (error.keyword === 'type' && error.params.type === 'boolean' && alternatives.length === 0) alternatives = [...FLAG_VALUES];
+    checkNames(names, args, optional);
+    checkSurfaceArguments(tool, args);
+    try {
+      parseInput(tool.op, toRequest(tool, args).raw);
+    } catch (error) {
+      throw inToolTerms(error, tool);
     }
-    const namesWrong = (compiled.errors ?? []).some((e) => e.instancePath === '' && (e.keyword === 'required' || e.keyword === 'additionalProperties'));
-    if (namesWrong) alternatives = properties;
-    const problems = joinDetails(details);
-    const takes = properties.length === 0 ? 'This tool takes no arguments.' : `This tool takes: ${expected.join(', ')}.`;
-    throw new DomainError('VALIDATION_ERROR', {
-      message: `Invalid arguments for ${toolName}: ${problems}${namesWrong ? ` ${takes}` : ''}`,
-      details,
-      validAlternatives: alternatives,
-    });
+    if (names.required.has(IDEMPOTENCY_ARG) && args[IDEMPOTENCY_ARG] === undefined && args[DRY_RUN_ARG] !== true) {
+      throw new DomainError('IDEMPOTENCY_KEY_REQUIRED');
+    }
   };
 }
 
-function toDetail(error: ErrorObject, properties: readonly string[]): ErrorDetail | null {
-  if (error.instancePath === '' && error.keyword === 'additionalProperties') {
-    const name = String(error.params.additionalProperty);
-    const guess = properties.find((p) => p === snakeCase(name));
-    return { path: name, message: guess ? `Unknown argument; did you mean ${guess}?` : 'Unknown argument.' };
-  }
-  if (error.instancePath === '' && error.keyword === 'required') {
-    return { path: String(error.params.missingProperty), message: 'Required.' };
-  }
-  // `if`/`anyOf` wrappers repeat what their branches already said.
-  if (error.keyword === 'if' || error.keyword === 'anyOf' || error.keyword === 'oneOf') return null;
-  const path = error.instancePath
-    .slice(1)
-    .split('/')
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .join('.');
-  const message = error.keyword === 'additionalProperties' ? `unknown field ${String(error.params.additionalProperty)}` : (error.message ?? 'is invalid');
-  const text = error.keyword === 'type' ? typeMessage(error) : `${message.charAt(0).toUpperCase()}${message.slice(1)}.`;
-  return { path: path || '(arguments)', message: text };
-}
-
-/** A wrong type: the form wanted, the form sent, then what the field is (its schema description, e.g. whole öre). */
-function typeMessage(error: ErrorObject): string {
-  const about = (error.parentSchema as { description?: unknown } | undefined)?.description;
-  return wrongTypeMessage(String(error.params.type).split(','), error.data, typeof about === 'string' ? about : undefined);
+/** A tool of the MCP surface's own (discovery, toolsets): its names, then its zod schema, by the same parser. */
+export function metaToolValidator<T extends z.ZodType>(toolName: string, inputSchema: JsonSchema, schema: T): (args: Record<string, unknown>) => z.infer<T> {
+  const names = namesOf(toolName, inputSchema);
+  return (args) => {
+    checkNames(names, args);
+    return parseArguments(schema, args);
+  };
 }

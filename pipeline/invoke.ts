@@ -1,7 +1,6 @@
-import type { z } from 'zod';
 import type { OperationContext, Principal, Services } from '../domain/context.ts';
 import { withTransaction } from '../domain/context.ts';
-import { DomainError, type ErrorDetail } from '../domain/kernel/errors.ts';
+import { DomainError } from '../domain/kernel/errors.ts';
 import { hasScope } from '../domain/kernel/scopes.ts';
 import { assertCompanyAccess, companyNotFound } from '../domain/companies/access.ts';
 import { appendAudit, type AuditMeta } from '../domain/audit/append.ts';
@@ -9,20 +8,13 @@ import { admit, type Admission } from '../domain/apikeys/admit.ts';
 import { abandonIdempotent, beginIdempotent, completeIdempotent } from '../domain/idempotency/records.ts';
 import type { PaginationMeta } from '../domain/kernel/pagination.ts';
 import { sha256Hex } from '../domain/kernel/crypto.ts';
-import { FLAG_VALUES, parseFlag } from '../domain/kernel/flags.ts';
 import { isPublic, isTenantScoped, isWrite, requiredScopes, type FileContent, type Operation, type UploadedFile } from '../registry/define-operation.ts';
 import { applyExpansions, requestedExpansions, type PartialExpansion } from './expand.ts';
-import { findUnknownFields } from './unknown-fields.ts';
+import { parseInput, type RawInput } from './parse-input.ts';
 import { assertWithinRateLimit } from './rate-limit.ts';
-import { findUnstorableText } from './storable-text.ts';
 import type { BinaryBody } from '../domain/kernel/binary-body.ts';
 import { JSON_MEDIA_TYPE } from '../registry/media-types.ts';
 import { chooseMediaType } from './negotiate.ts';
-import { joinDetails, wrongTypeMessage } from '../domain/kernel/value-forms.ts';
-
-/** The value at a zod issue's path inside what was sent. */
-const valueAt = (value: unknown, path: readonly PropertyKey[]): unknown =>
-  path.reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<PropertyKey, unknown>)[key] : undefined), value);
 
 /**
  * The one request pipeline every surface (REST, MCP) runs an operation through, so both give the
@@ -51,7 +43,7 @@ export interface Invocation {
    * The caller's input as sent: path parameters, query parameters (REST's query string, or MCP
    * arguments that are not path or body fields — `dry_run` included, parsed here) and the body.
    */
-  raw: { params: Record<string, string>; query: Record<string, unknown>; body?: unknown };
+  raw: RawInput;
   /** Reads the body lazily, so scope and membership are checked before a body is even parsed. */
   loadBody?: () => Promise<unknown>;
   /** For operations that take a file: reads it and the fields beside it, lazily like loadBody. */
@@ -65,8 +57,7 @@ export interface Invocation {
   onDenial?: (kind: DenialKind, error: DomainError) => void;
 }
 
-/** The query parameter (and MCP argument) that asks for a dry run. */
-export const DRY_RUN_PARAM = 'dry_run';
+export { DRY_RUN_PARAM } from './parse-input.ts';
 
 /** A file upload as a surface read it: the text fields and the file (null when none was sent). */
 export interface Upload {
@@ -377,97 +368,6 @@ function finish(
     replayed: false,
     ...(handled.file && { file: handled.file }),
   };
-}
-
-type ParsedInput = { params: unknown; query: unknown; body: unknown };
-
-/**
- * Parses params, query and body with the operation's schemas, strictly: every problem in every
- * part is collected into one VALIDATION_ERROR, whose valid_alternatives name what would have been
- * accepted (the declared names beside an unknown one, the values of an enum).
- */
-function parseInput(op: Operation, raw: Invocation['raw']): { input: ParsedInput; dryRun: boolean } {
-  const details: ErrorDetail[] = [];
-  const alternatives = new Set<string>();
-  const { [DRY_RUN_PARAM]: dryRunFlag, ...query } = raw.query;
-
-  let dryRun = false;
-  if (dryRunFlag !== undefined) {
-    const flag = parseFlag(dryRunFlag);
-    if (!op.dryRun) {
-      details.push({ path: `query.${DRY_RUN_PARAM}`, message: `${op.id} does not support dry runs.` });
-    } else if (!flag.ok) {
-      details.push({ path: `query.${DRY_RUN_PARAM}`, message: `Use ${FLAG_VALUES.join(' or ')}.` });
-      for (const value of FLAG_VALUES) alternatives.add(value);
-    } else {
-      dryRun = flag.value === true;
-    }
-  }
-
-  // What would reach the database: the parsed value (a schema may drop or clean a field, as a
-  // stale cursor is dropped), or the raw one when parsing failed, so every problem is named at once.
-  const refuseUnstorable = (value: unknown, part: string): void => {
-    for (const path of findUnstorableText(value, part)) {
-      details.push({ path, message: 'Contains a NUL character (U+0000), which cannot be stored; remove it.' });
-    }
-  };
-  const parsePart = (part: 'params' | 'query' | 'body', schema: z.ZodType | undefined, value: unknown): unknown => {
-    const noun = part === 'query' ? 'parameter' : 'field';
-    const extra = part === 'query' && op.dryRun ? [DRY_RUN_PARAM] : [];
-    if (!schema) {
-      refuseUnstorable(value, part);
-      if (part === 'body') {
-        if (value !== undefined) details.push({ path: 'body', message: `${op.id} takes no request body.` });
-        return undefined;
-      }
-      for (const name of Object.keys((value ?? {}) as object)) {
-        details.push({ path: `${part}.${name}`, message: `Unknown ${noun} "${name}".` });
-        for (const accepted of extra) alternatives.add(accepted);
-      }
-      return {};
-    }
-    const result = schema.safeParse(value);
-    // A strict schema may explain an unknown name itself (e.g. "event_type cannot be changed").
-    const explained = new Map<string, string>();
-    for (const issue of result.success ? [] : result.error.issues) {
-      if (issue.code !== 'unrecognized_keys') {
-        // In a JSON body, zod's own wording ("Invalid input: expected number, received string") becomes
-        // the form wanted and sent; path and query values are all text, so there it says nothing new.
-        const message =
-          part === 'body' && issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')
-            ? wrongTypeMessage([issue.expected], valueAt(value, issue.path))
-            : issue.message;
-        details.push({ path: [part, ...issue.path.map(String)].join('.'), message });
-        // An enum mismatch (e.g. an unknown event_type) tells the caller every accepted value.
-        if (issue.code === 'invalid_value') for (const accepted of issue.values) alternatives.add(String(accepted));
-      } else if (!issue.message.startsWith('Unrecognized key')) {
-        for (const key of issue.keys) explained.set([part, ...issue.path.map(String), key].join('.'), issue.message);
-      }
-    }
-    // Unknown names, at any depth, whether or not the schema is strict: reported once each.
-    for (const unknown of findUnknownFields(schema, value, part)) {
-      const name = unknown.path.slice(unknown.path.lastIndexOf('.') + 1);
-      const accepted = [...unknown.accepted, ...extra];
-      const message = explained.get(unknown.path) ?? `Unknown ${noun} "${name}"; accepted: ${accepted.join(', ')}.`;
-      details.push({ path: unknown.path, message });
-      for (const acceptedName of accepted) alternatives.add(acceptedName);
-    }
-    refuseUnstorable(result.success ? result.data : value, part);
-    return result.success ? result.data : undefined;
-  };
-  const input = {
-    params: parsePart('params', op.input.params, raw.params),
-    query: parsePart('query', op.input.query, query),
-    body: parsePart('body', op.input.body, raw.body),
-  };
-  if (details.length > 0) {
-    throw new DomainError('VALIDATION_ERROR', {
-      message: joinDetails(details),
-      details,
-      ...(alternatives.size > 0 && { validAlternatives: [...alternatives] }),
-    });
-  }
-  return { input, dryRun };
 }
 
 function auditTarget(op: Operation, input: { params: unknown }, data: unknown): { type: string; id: string } | null {

@@ -5,7 +5,8 @@ import { pathArgumentName } from '../../../mcp/arguments.ts';
 import { resolveSelection } from '../../../mcp/toolsets.ts';
 import { toJsonSchema } from '../../../mcp/schema.ts';
 import { compileTools, IDEMPOTENCY_ARG, ToolIndex } from '../../../mcp/tools.ts';
-import { toRequest } from '../../../mcp/call-tool.ts';
+import { toRequest } from '../../../mcp/tool-request.ts';
+import { parseInput } from '../../../pipeline/parse-input.ts';
 import { hostPolicy } from '../../../mcp/dns-rebinding.ts';
 import { defineOperation, GROUPS, type Group } from '../../../registry/define-operation.ts';
 import { DomainError } from '../../../domain/kernel/errors.ts';
@@ -192,8 +193,25 @@ describe('tool compilation', () => {
     expect(wrong.validAlternatives).toEqual(['company_id', 'thing_id', 'name', 'size']);
     expect(wrong.message).toMatch(/This tool takes: company_id \(required\), thing_id \(required\), name \(required\), size\./);
     const badEnum = thrown({ company_id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10', thing_id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10', name: 'n', size: 'xl' });
-    expect(badEnum.details).toEqual([{ path: 'size', message: expect.stringMatching(/allowed values/) }]);
+    expect(badEnum.details).toEqual([{ path: 'size', message: expect.stringMatching(/one of "s"\|"m"/) }]);
     expect(badEnum.validAlternatives).toEqual(['s', 'm']);
+    // One validator of values: the tool's answer is the pipeline's (REST's) for the same request, in the tool's names.
+    const overRest = (() => {
+      try {
+        parseInput(op, {
+          params: { companyId: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10', id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10' },
+          query: {},
+          body: { name: 'n', size: 'xl' },
+        });
+      } catch (error) {
+        return error as DomainError;
+      }
+      throw new Error('no error');
+    })();
+    expect(overRest.details).toEqual([{ path: 'body.size', message: badEnum.details?.[0]?.message }]);
+    expect(thrown({ company_id: 7, thing_id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10', name: 'n' }).details).toEqual([
+      { path: 'company_id', message: expect.stringMatching(/UUID/i) },
+    ]);
     expect(() =>
       entry!.validate({ company_id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10', thing_id: '3f1c1f0e-8a43-4a39-9d0e-2b1f7f6c9a10', name: 'n' }),
     ).not.toThrow();
