@@ -46,17 +46,17 @@ type Outcome = z.infer<typeof Outcome>;
 /**
  * Queues an import of an uploaded file. Here only its first record is checked (it must be SIE),
  * so a large file never holds the request; the job reads and checks the rest before writing. A
- * dry run reads and plans the whole file at once and shows the plan as the operation's result.
+ * dry run reads and plans the whole file at once and shows the plan as the operation's result;
+ * it parses outside any transaction, so it holds a database connection only for the plan.
  */
 export async function startSieImport(ctx: OperationContext, companyId: string, file: { filename: string | null; bytes: Buffer }): Promise<Operation> {
   requireScope(ctx, sieImportKind.scope);
   checkLooksLikeSie(file.bytes);
-  const preview = ctx.dryRun
-    ? await withTransaction(ctx, async (tx) => {
-        const read = readSieImport(file.bytes);
-        return sieImportSummary(read, await planSieImport(tx, companyId, read));
-      })
-    : null;
+  // A dry run reads the file before it takes a connection: the parse is the long part (CPU and
+  // memory), and the plan's transaction that follows is a few indexed queries, so a dry run holds
+  // a pooled connection only as long as any other write does (docs/sie.md).
+  const read = ctx.dryRun ? readSieImport(file.bytes) : null;
+  const preview = read ? await withTransaction(ctx, async (tx) => sieImportSummary(read, await planSieImport(tx, companyId, read))) : null;
   // The client's file name is kept for the record only (display), without control characters.
   const filename = file.filename?.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255) ?? null;
   const operation = await enqueueOperation(ctx, companyId, sieImportKind.kind, { filename, bytes: file.bytes.length }, file.bytes);

@@ -196,4 +196,35 @@ describe.each(DB_TARGETS)('an SIE import is all or nothing (%s)', (target) => {
     const entry = await t.services.database.prisma.journalEntry.findFirstOrThrow({ where: { companyId: tenant.companyId, series: 'A' } });
     await expect(t.services.database.prisma.$executeRawUnsafe(`DELETE FROM journal_entries WHERE id = $1::uuid`, entry.id)).rejects.toThrow(/committed/);
   });
+  it("one company's imports run one at a time, and another company's import is claimed past the waiting one", async () => {
+    const a = await makeTenant(t.services.database.prisma);
+    const other = await makeTenant(t.services.database.prisma);
+    const first = await upload(a, generatedSie(COUNT));
+    const second = await upload(a, generatedSie(10, { series: 'B' }));
+    const others = await upload(other, generatedSie(10));
+    // The test clock stands still: give the three their queue order explicitly.
+    for (const [index, id] of [first, second, others].entries()) {
+      await t.services.database.prisma.$executeRawUnsafe(
+        `UPDATE operations SET created_at = created_at + $2 * interval '1 second' WHERE id = $1::uuid`,
+        id,
+        index,
+      );
+    }
+    const status = async (tenant: Tenant, id: string) => (await books(app, tenant.key, tenant.companyId).send('GET', `/operations/${id}`)).body.data.status;
+    // The first import is under way (its runner holds the lease): the company's second waits,
+    // though it was queued before the other company's.
+    expect(await runnerStoppingAt(3).runOnce()).toBe(true);
+    expect(await status(a, first)).toBe('running');
+    expect(await runner().runOnce()).toBe(true);
+    expect(await status(other, others)).toBe('succeeded');
+    expect(await status(a, second)).toBe('queued');
+    expect(await runner().runOnce()).toBe(false);
+    // Once the first is no longer held (its lease ran out), it resumes first, then the second runs.
+    await t.services.database.prisma.$executeRawUnsafe(`UPDATE operations SET lease_expires_at = now() - interval '1 second' WHERE id = $1::uuid`, first);
+    expect(await runner().runOnce()).toBe(true);
+    expect(await status(a, first)).toBe('succeeded');
+    expect(await status(a, second)).toBe('queued');
+    expect(await runner().runOnce()).toBe(true);
+    expect(await status(a, second)).toBe('succeeded');
+  });
 });
