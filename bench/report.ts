@@ -3,81 +3,23 @@
  *  - getAccountBalances through the real HTTP app beside a raw SQL GROUP BY over the same rows;
  *  - exportSie through the real HTTP app (streamed, read to the end) beside the same GROUP BY and
  *    beside a raw keyset read of the same lines, with the peak RSS growth while it streams.
- * The lines are generated with SQL (generate_series), born as drafts and committed by one UPDATE,
- * the way the ledger's triggers allow. `BENCH_REPORT_LINES` changes the large size.
+ * The lines are generated with SQL (generate_series), born as drafts and committed by UPDATEs
+ * through the ledger's guard (books.ts). `BENCH_REPORT_LINES` changes the large size.
  */
 import pg from 'pg';
 import { createServices } from '../domain/bootstrap.ts';
 import { loadConfig } from '../domain/kernel/config.ts';
 import { createLogger } from '../domain/kernel/logger.ts';
-import { insertFiscalYear } from '../domain/ledger/fiscal-years.ts';
 import { buildApp } from '../cli/build-app.ts';
 import { createPostgresDatabase, TEST_ENCRYPTION_KEY } from '../test/helpers/db.ts';
-import { makeTenant } from '../test/helpers/factories.ts';
+import { BOOKS_YEAR, type Books, generateBooks } from './books.ts';
 
 const LARGE = Number(process.env.BENCH_REPORT_LINES ?? 1_000_000);
 const SMALL = Math.round(LARGE / 10);
-const LINES_PER_ENTRY = 4;
 const RSS_LIMIT_MB = 64;
-const YEAR = { start: '2026-01-01', end: '2026-12-31' };
+const YEAR = BOOKS_YEAR;
 
 type Services = Awaited<ReturnType<typeof createServices>>;
-
-interface Books {
-  companyId: string;
-  key: string;
-  fiscalYearId: string;
-}
-
-/** A company whose fiscal year holds `lines` committed lines: drafts by generate_series, then one committing UPDATE. */
-async function generate(services: Services, pool: pg.Pool, lines: number): Promise<Books> {
-  const tenant = await makeTenant(services.database.prisma);
-  const year = await insertFiscalYear(services.database.prisma, tenant.companyId, YEAR.start, YEAR.end);
-  const entries = lines / LINES_PER_ENTRY;
-  const started = performance.now();
-  // Each entry: two debits (a cost and its input VAT) and two credits (bank, supplier), balanced by construction.
-  await pool.query(
-    `WITH accounts AS (
-       SELECT array_agg(id ORDER BY number) FILTER (WHERE number IN ('4010','5010','6110','6570')) AS costs,
-              max(id::text) FILTER (WHERE number = '2641')::uuid AS vat,
-              max(id::text) FILTER (WHERE number = '1930')::uuid AS bank,
-              max(id::text) FILTER (WHERE number = '2440')::uuid AS supplier
-         FROM accounts WHERE company_id = $1::uuid),
-     drafts AS (
-       INSERT INTO journal_entries (company_id, date, description)
-       SELECT $1::uuid, $2::date + (g % 365), 'Bench entry ' || g FROM generate_series(1, $3::int) g
-       RETURNING id)
-     INSERT INTO journal_lines (company_id, entry_id, line_no, account_id, debit, credit)
-     SELECT $1::uuid, d.id, k,
-            CASE k WHEN 1 THEN a.costs[1 + abs(hashtext(d.id::text)) % 4] WHEN 2 THEN a.vat WHEN 3 THEN a.bank ELSE a.supplier END,
-            CASE k WHEN 1 THEN 4 * amount WHEN 2 THEN amount ELSE 0 END,
-            CASE k WHEN 3 THEN 3 * amount WHEN 4 THEN 2 * amount ELSE 0 END
-       FROM drafts d CROSS JOIN accounts a
-            CROSS JOIN LATERAL (SELECT 100 + abs(hashtext(d.id::text || 'x')) % 100000 AS amount) m
-            CROSS JOIN generate_series(1, ${LINES_PER_ENTRY}) k`,
-    [tenant.companyId, YEAR.start, entries],
-  );
-  // Fresh statistics first: planned on an empty table's, the committing UPDATE nests loops over seq scans.
-  await pool.query('ANALYZE journal_entries; ANALYZE journal_lines');
-  await pool.query(
-    `UPDATE journal_entries e
-        SET status = 'committed', number = n.rn, fiscal_year_id = $2::uuid, period_id = n.period_id, committed_at = now()
-       FROM (SELECT j.id, p.id AS period_id, row_number() OVER (ORDER BY j.date, j.id) AS rn
-               FROM journal_entries j
-               JOIN periods p ON p.company_id = j.company_id AND j.date BETWEEN p.start_date AND p.end_date
-              WHERE j.company_id = $1::uuid AND j.status = 'draft') n
-      WHERE e.id = n.id`,
-    [tenant.companyId, year.id],
-  );
-  await pool.query(`INSERT INTO journal_series_counters (company_id, fiscal_year_id, series, last_number) VALUES ($1::uuid, $2::uuid, 'A', $3::int)`, [
-    tenant.companyId,
-    year.id,
-    entries,
-  ]);
-  await pool.query('ANALYZE journal_entries; ANALYZE journal_lines');
-  console.log(`  generated ${lines.toLocaleString('en')} committed lines in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return { companyId: tenant.companyId, key: tenant.key, fiscalYearId: year.id };
-}
 
 const seconds = async <T>(run: () => Promise<T>): Promise<[number, T]> => {
   const start = performance.now();
@@ -127,7 +69,7 @@ interface Measured {
 }
 
 async function measure(services: Services, app: ReturnType<typeof buildApp>, pool: pg.Pool, lines: number): Promise<Measured> {
-  const books = await generate(services, pool, lines);
+  const books = await generateBooks(services, pool, lines);
   const headers = { authorization: `Bearer ${books.key}` };
   const base = `/api/v1/companies/${books.companyId}`;
   const balancesOnce = async () => {

@@ -1,4 +1,4 @@
-// npm run bench [dispatcher|claim|rest|mcp|commit|report|startup]: each prints ratios against baselines measured in the
+// npm run bench [dispatcher|claim|rest|mcp|commit|report|ledger|startup]: each prints ratios against baselines measured in the
 // same run; no argument runs them all. Never part of `npm test`.
 // Needs PostgreSQL: TEST_DATABASE_URL (default: the machine's postgres://postgres@127.0.0.1:5432/test).
 process.env.TEST_DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/test';
@@ -15,6 +15,8 @@ const BENCHMARKS = {
   // a large machine V8 lets the export's garbage pile up (RSS +194 MB at 1M lines, +16 MB bounded),
   // and the benchmark's RSS check measures retention, not the collector's laziness.
   report: () => runIsolated('report.ts', ['--max-old-space-size=160']),
+  // The general ledger's page 1 and page 500 at 1M lines and page 1 at 10k (a keyset on an index).
+  ledger: () => import('./ledger.ts'),
   // Cold and warm start-up of `npm start` beside the same sources run through tsx.
   startup: () => import('./startup.ts'),
 } as const;
@@ -36,7 +38,7 @@ if (unknown.length > 0) {
 }
 // The whole set (the dispatcher benchmark includes the claim) in about ten minutes: shorter
 // rounds unless BENCH_ROUNDS / BENCH_DURATION say otherwise. One benchmark alone keeps 5 × 10 s.
-const ALL: Name[] = ['dispatcher', 'rest', 'mcp', 'commit', 'report', 'startup'];
+const ALL: Name[] = ['dispatcher', 'rest', 'mcp', 'commit', 'report', 'ledger', 'startup'];
 if (asked.length === 0) {
   process.env.BENCH_ROUNDS ??= '3';
   process.env.BENCH_DURATION ??= '5';

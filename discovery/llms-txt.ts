@@ -4,8 +4,7 @@ import { ERRORS_DOC, EVENTS_DOC, INDEX_DOC, groupDocFile } from './reference-doc
 import { DISCOVERY_PATHS } from './discovery-paths.ts';
 import { VAT_BOXES_DOC } from './vat-boxes-doc.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
-import { AUTHORIZATION_SERVER_METADATA_PATH } from '../http/oauth/paths.ts';
-import { RESOURCE_METADATA_PREFIX } from '../http/oauth/resources.ts';
+import { renderConnectionGuide } from './connect-guide.ts';
 import type { Skill } from './skills.ts';
 import type { DescribedOperation } from './operation-traits.ts';
 
@@ -25,8 +24,10 @@ export function renderLlmsTxt(operations: readonly DescribedOperation[], skills:
     '',
     `- Canonical API base URL: ${url(API_PREFIX)}`,
     `- MCP server (Streamable HTTP, same bearer API key): ${url(DISCOVERY_PATHS.mcp)}`,
-    `- Hosted agents connect by OAuth 2.1 (MCP authorization spec 2025-11-25): a 401 names ${url(`${RESOURCE_METADATA_PREFIX}${DISCOVERY_PATHS.mcp}`)}; authorization server metadata at ${url(AUTHORIZATION_SERVER_METADATA_PATH)} (dynamic registration, PKCE S256); a person signs in with an API key and picks companies and scopes`,
     `- Security disclosure policy: ${url(DISCOVERY_PATHS.securityTxt)}`,
+    '',
+    // Details before the first H2 (llms.txt allows any Markdown but headings there): how to connect.
+    renderConnectionGuide(publicBaseUrl),
     '',
     '## API',
     '',

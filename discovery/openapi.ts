@@ -20,6 +20,7 @@ import { EVENTS_TAG, groupInfo, groupsInUse, serviceSummary } from './groups.ts'
 import { objectProperties, toJsonSchema, type JsonSchema, type SchemaIo } from './json-schema.ts';
 import { API_PREFIX, isPublic, isWrite, requestContentType, requiredScopes, responseMediaTypes, type DescribedOperation } from './operation-traits.ts';
 import { once } from '../domain/kernel/once.ts';
+import { renderConnectionGuide } from './connect-guide.ts';
 
 /**
  * The OpenAPI 3.1 document (spec Endpoints 9-10), generated from the operation declarations and
@@ -114,7 +115,7 @@ export function buildOpenApiDocument(operations: readonly DescribedOperation[], 
       title: 'Accounting Service API',
       version: API_VERSION,
       summary: 'Multi-company bookkeeping: companies, webhooks and their signed event deliveries.',
-      description: `${serviceSummary(operations)}\n\n${INFO_DESCRIPTION}`,
+      description: `${serviceSummary(operations)}\n\n${INFO_DESCRIPTION}\n\n## Connecting an agent\n\n${renderConnectionGuide(options.publicBaseUrl)}`,
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     servers: [{ url: `${options.publicBaseUrl}${API_PREFIX}`, description: 'Canonical base URL (PUBLIC_BASE_URL)' }],
@@ -189,7 +190,7 @@ const namedSchemas = once((): NamedSchema[] => {
 });
 
 const INFO_DESCRIPTION = [
-  'Authenticate with `Authorization: Bearer <API_KEY>`; a `test` key reaches sandbox companies only, a `live` key live ones.',
+  'Authenticate with `Authorization: Bearer <API_KEY>` or an OAuth access token (Connecting an agent, below); a `test` key reaches sandbox companies only, a `live` key live ones.',
   '',
   'Every JSON success body is `{ data, meta }`: `meta.request_id`, `meta.api_version`, `meta.pagination` (`next_cursor`, `has_more`) on cursor lists and `meta.audit` on writes. Deletes answer a bare 204.',
   'Every failure is `{ error: { code, message, status, request_id, recovery_hint, docs_url, valid_alternatives } }` (see the Error schema); `recovery_hint` says what to do next.',

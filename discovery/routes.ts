@@ -101,7 +101,7 @@ export function createDiscoveryRoutes(options: DiscoveryOptions = {}): RouteModu
     app.get(`${CAPABILITY_DOCS_PREFIX}/:capabilityId`, publicHeaders, (c) => {
       const record = capabilities().find(c.req.param('capabilityId'));
       const op = record && registry.byId(record.operationId);
-      return record && op ? send(c, renderCapabilityPage(record, op), MARKDOWN_TYPE) : notFound(c, 'capability');
+      return record && op ? send(c, renderCapabilityPage(record, op, base), MARKDOWN_TYPE) : notFound(c, 'capability');
     });
 
     if (!bundle()) {

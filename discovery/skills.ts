@@ -6,6 +6,7 @@ import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER } from '../domain/webhooks/
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../domain/kernel/pagination.ts';
 import type { Group } from '../registry/define-operation.ts';
 import { curlExample } from './command-examples.ts';
+import { connectionGuide, renderConnectionGuide } from './connect-guide.ts';
 import { groupInfo, groupsInUse } from './groups.ts';
 import { describeType, objectProperties, resolveRef, toJsonSchema } from './json-schema.ts';
 import { DISCOVERY_PATHS } from './discovery-paths.ts';
@@ -56,12 +57,15 @@ function mcpSkill(base: string): Skill {
   const description =
     `Connecting an agent to the Accounting Service over MCP (${endpoint}, or the stdio server): discovery mode ` +
     `(?${MCP_OPTIONS.mode.query}=discover: ${tools.join(', ')} — a few hundred tokens instead of the whole tool list), toolsets, ` +
-    'read-only mode and tool-name variants. Use before connecting, or when the tool list is too large for the context.';
+    'read-only mode and tool-name variants. Use before connecting, or when the tool list is too large for the context. ' +
+    connectionGuide(base).summary;
   const text = [
     `---\nname: ${MCP_SKILL_NAME}\ndescription: ${JSON.stringify(description)}\n---`,
     '# Connecting over MCP: Accounting Service API',
-    `- Streamable HTTP: \`POST ${endpoint}\` with \`Authorization: Bearer <API_KEY>\` (stateless; JSON answers).`,
+    `- Streamable HTTP: \`POST ${endpoint}\` with \`Authorization: Bearer <API_KEY>\` or an OAuth access token (below; stateless; JSON answers).`,
     '- stdio: `API_KEY=sk_… node_modules/.bin/tsx cli/mcp.ts` from a checkout, with the flags below.',
+    '## Connecting a hosted agent (OAuth 2.1)',
+    renderConnectionGuide(base),
     '## Options',
     'Query parameters on the endpoint (flags on the stdio server); anything else is refused, naming these:',
     mcpOptionLines().join('\n'),

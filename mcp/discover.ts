@@ -198,7 +198,8 @@ function search(entries: readonly ToolEntry[], args: z.infer<typeof SEARCH_INPUT
       return { entry, score, order };
     })
     .filter((r) => wanted.length === 0 || r.score > 0)
-    .sort((a, b) => b.score - a.score || a.order - b.order);
+    // Ties: the lower risk first (a read before the writes it informs), then the registry's order.
+    .sort((a, b) => b.score - a.score || a.entry.op.risk.localeCompare(b.entry.op.risk) || a.order - b.order);
   return {
     operations: ranked.slice(0, limit).map(({ entry }) => ({
       name: entry.name,

@@ -2,7 +2,7 @@ import { API_PREFIX } from './api-prefix.ts';
 import { cliCommandLine, hasCliSurface } from './cli-command.ts';
 import { isTenantScoped, isWrite, type Group, type Operation, type Risk, type SideEffect } from './define-operation.ts';
 import { VARIANTS, toolName } from './tool-names.ts';
-import { OWNER_PRODUCT, SURFACES, type CapabilityRecord, type LocalCapabilities } from '../domain/capabilities/record.ts';
+import { OWNER_PRODUCT, SURFACES, type CapabilityRecord, type CapabilityRiskLevel, type LocalCapabilities } from '../domain/capabilities/record.ts';
 
 /** Capability records derived from operation declarations (DESIGN.md §3): the local mirror. */
 
@@ -18,7 +18,7 @@ const DOMAIN_OF_GROUP: Partial<Record<Group, string>> = {
  * The capability vocabulary has two risk levels: L1 (reads and low-risk writes) and L3 (writes
  * that need a policy decision). Our L0/L1 map to L1 and L2/L3 to L3, matching requiresPolicy.
  */
-const RISK_LEVEL: Record<Risk, 'L1' | 'L3'> = { L0: 'L1', L1: 'L1', L2: 'L3', L3: 'L3' };
+const RISK_LEVEL: Record<Risk, CapabilityRiskLevel> = { L0: 'L1', L1: 'L1', L2: 'L3', L3: 'L3' };
 
 /** The capability vocabulary has no `delete`; a delete is an update of the collection. */
 const SIDE_EFFECT: Record<SideEffect, 'none' | 'create' | 'update' | 'emits_event'> = {

@@ -262,10 +262,17 @@ export function defineOperation<P extends AnyObject, Q extends AnyObject, B exte
   declared: OperationDefinition<P, Q, B, O, R>,
 ): TypedOperation<P, Q, B, O> {
   const definition = declared.emits?.length ? { ...declared, description: `${declared.description} ${emitsSentence(declared.emits)}` } : declared;
-  if (!definition.expand) return definition as unknown as Operation;
-  const query = (definition.input.query ?? z.object({})).extend({ [EXPAND_PARAM]: expandParameter(definition.expand) });
-  return { ...definition, input: { ...definition.input, query } } as unknown as Operation;
+  const query = definition.expand && (definition.input.query ?? z.object({})).extend({ [EXPAND_PARAM]: expandParameter(definition.expand) });
+  const operation = (query ? { ...definition, input: { ...definition.input, query } } : definition) as unknown as Operation;
+  DEFINED.add(operation);
+  return operation as TypedOperation<P, Q, B, O>;
 }
+
+// What defineOperation returned: how the registry tells an operation from the other exports of
+// the files beside it (shared params, traits, examples).
+const DEFINED = new WeakSet<object>();
+
+export const isDefinedOperation = (value: unknown): value is Operation => typeof value === 'object' && value !== null && DEFINED.has(value);
 
 /** `Emits a.b.`, `Emits a.b and c.d.`, `Emits a.b, c.d and e.f.`: the sentence every description ends with. */
 export function emitsSentence(events: readonly EventType[]): string {

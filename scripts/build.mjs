@@ -3,8 +3,8 @@
 // instead of hundreds of files through a loader hook. Packages stay external (node_modules as
 // installed); our code is bundled, split where an entry imports lazily (PDF, SIE, docs).
 // Run by `postinstall` and, when a source is newer than the build, by scripts/run-built.mjs.
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -19,8 +19,11 @@ function newestSource(dir = ROOT, dirs = SOURCE_DIRS) {
   const walk = (path) => {
     for (const entry of readdirSync(path, { withFileTypes: true })) {
       const child = join(path, entry.name);
-      if (entry.isDirectory()) walk(child);
-      else if (entry.name.endsWith('.ts') || entry.name.endsWith('.json')) newest = Math.max(newest, statSync(child).mtimeMs);
+      // A folder's time too: a deleted file changes nothing else (folder loaders list folders).
+      if (entry.isDirectory()) {
+        newest = Math.max(newest, statSync(child).mtimeMs);
+        walk(child);
+      } else if (entry.name.endsWith('.ts') || entry.name.endsWith('.json')) newest = Math.max(newest, statSync(child).mtimeMs);
     }
   };
   for (const name of dirs) if (existsSync(join(dir, name))) walk(join(dir, name));
@@ -31,6 +34,38 @@ function newestSource(dir = ROOT, dirs = SOURCE_DIRS) {
 export function buildIsStale() {
   return !existsSync(STAMP) || statSync(STAMP).mtimeMs < newestSource();
 }
+
+// A folder loader (domain/kernel/folder-modules.ts) reads its folder at run time; a bundle has no
+// folder to read, so here the loader becomes static imports of the same files, by the same rule:
+// every .ts file under the folder, recursively, keyed by its relative path, sorted.
+const FOLDER_LOADER = /export const FOLDER_MODULES = await importFolder\(new URL\('(\.\/[^']+\/)', import\.meta\.url\)\);/;
+
+function typescriptFiles(folder) {
+  const files = [];
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) files.push(...typescriptFiles(path));
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) files.push(path);
+  }
+  return files;
+}
+
+const folderModules = {
+  name: 'folder-modules',
+  setup(builder) {
+    builder.onLoad({ filter: /modules\.ts$/ }, (args) => {
+      const match = FOLDER_LOADER.exec(readFileSync(args.path, 'utf8'));
+      if (!match) return undefined;
+      const folder = join(dirname(args.path), match[1]);
+      const keyed = typescriptFiles(folder)
+        .map((file) => [relative(folder, file).split(sep).join('/'), file])
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      const imports = keyed.map(([, file], i) => `import * as m${i} from ${JSON.stringify(file)};`);
+      const entries = keyed.map(([key], i) => `[${JSON.stringify(key)}, m${i}]`);
+      return { contents: `${imports.join('\n')}\nexport const FOLDER_MODULES = [${entries.join(', ')}];\n`, loader: 'ts', resolveDir: dirname(args.path) };
+    });
+  },
+};
 
 export async function build() {
   const { build: esbuild } = await import('esbuild');
@@ -46,6 +81,7 @@ export async function build() {
     packages: 'external',
     sourcemap: 'linked',
     logLevel: 'warning',
+    plugins: [folderModules],
   });
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PaginationQuery, decodeKeysetCursor, encodeKeysetCursor, keysetPage, type PaginationMeta } from '../kernel/pagination.ts';
 
 /**
  * The capability record (spec "Capability record"): what the capability registry says about one
@@ -9,6 +10,10 @@ import { z } from 'zod';
 export const OWNER_PRODUCT = 'accounting';
 
 export const SURFACES = ['api', 'cli', 'mcp', 'ui'] as const;
+
+/** The capability vocabulary's risk levels: L1 (reads and low-risk writes), L3 (needs a policy decision). */
+export const CAPABILITY_RISK_LEVELS = ['L1', 'L3'] as const;
+export type CapabilityRiskLevel = (typeof CAPABILITY_RISK_LEVELS)[number];
 
 export const CapabilityRecord = z
   .object({
@@ -53,4 +58,33 @@ export const CapabilityIdParam = z
 export interface LocalCapabilities {
   list: readonly CapabilityRecord[];
   find(id: string): CapabilityRecord | undefined;
+}
+
+export const CapabilityListQuery = z
+  .strictObject({
+    surface: z.enum(SURFACES).optional().describe('Only capabilities usable on this surface.'),
+    risk_level: z.enum(CAPABILITY_RISK_LEVELS).optional().describe('Only capabilities of this risk level.'),
+  })
+  .extend(PaginationQuery.shape);
+export type CapabilityListQuery = z.infer<typeof CapabilityListQuery>;
+
+const LIST_NAME = 'capabilities';
+const ListKey = z.object({ id: z.string().min(1) });
+
+/** One page of records in capability id order (ids are unique), filtered; the list lives in memory. */
+export function pageCapabilities(
+  records: readonly CapabilityRecord[],
+  query: CapabilityListQuery,
+): { capabilities: CapabilityRecord[]; pagination: PaginationMeta } {
+  const after = decodeKeysetCursor(LIST_NAME, query.cursor, ListKey);
+  const rows = records
+    .filter(
+      (record) =>
+        (query.surface === undefined || record.surfaces.includes(query.surface)) && (query.risk_level === undefined || record.riskLevel === query.risk_level),
+    )
+    .filter((record) => after === null || record.capabilityId > after.id)
+    .sort((a, b) => (a.capabilityId < b.capabilityId ? -1 : a.capabilityId > b.capabilityId ? 1 : 0))
+    .slice(0, query.limit + 1);
+  const { page, pagination } = keysetPage(rows, query.limit, (last) => encodeKeysetCursor(LIST_NAME, { id: last.capabilityId }));
+  return { capabilities: page, pagination };
 }

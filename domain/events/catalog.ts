@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { EVENT_CATALOG, EVENT_TYPES, EventType, PAYROLL_SCOPE, eventEnvelopeSchemaFor } from './types.ts';
 import { Scope } from '../kernel/scopes.ts';
 import { API_VERSION } from '../kernel/version.ts';
+import { PaginationQuery, staticPage, type PaginationMeta } from '../kernel/pagination.ts';
 
 /**
  * The event-type catalogue as callers read it (listEventTypes): per type its JSON Schema, an
@@ -32,6 +33,24 @@ export const EventTypeInfo = z.object({
   example: JsonObject.describe('An example event of this type, as delivered and as listEvents returns it.'),
 });
 export type EventTypeInfo = z.infer<typeof EventTypeInfo>;
+
+export const EventTypeListQuery = z
+  .strictObject({
+    personal_data: z
+      .enum(['true', 'false'])
+      .transform((value) => value === 'true')
+      .optional()
+      .describe('true: only payroll and AGI types; false: only the others.'),
+  })
+  .extend(PaginationQuery.shape);
+export type EventTypeListQuery = z.infer<typeof EventTypeListQuery>;
+
+/** The catalogue in its own order, filtered, a page at a time. */
+export function pageEventTypes(query: EventTypeListQuery): { event_types: EventTypeInfo[]; pagination: PaginationMeta } {
+  const rows = describeEventTypes().filter((info) => query.personal_data === undefined || info.personal_data === query.personal_data);
+  const { page, pagination } = staticPage('event_types', rows, query, (info) => info.type);
+  return { event_types: page, pagination };
+}
 
 const SAMPLE_EVENT_ID = 'evt_4Jq8Zr2LmX9sVb3N';
 const SAMPLE_TIME = '2026-11-21T10:00:00.000Z';

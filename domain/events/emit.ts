@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { OperationContext } from '../context.ts';
-import { withTransaction } from '../context.ts';
+import { readRows, withTransaction } from '../context.ts';
 import { EVENT_CATALOG, isPayrollEvent, type EventType } from './types.ts';
 import { API_VERSION } from '../kernel/version.ts';
 
@@ -44,6 +44,31 @@ export async function emitEvents(ctx: OperationContext, companyId: string, type:
   return deliveries;
 }
 
+/**
+ * Events (one per id and payload), their deliveries (one per active webhook of the type, where
+ * fan_out) and the workers' wake-up, with the company's livemode. Parameters: company, type, API
+ * version, ids, payloads, created at, fan-out flags, channel. Through the bare driver (one round
+ * trip, prepared once per connection): every commit sends it while its series counter is locked.
+ */
+export const INSERT_EVENTS = `
+  WITH company AS (SELECT livemode FROM companies WHERE id = $1::uuid),
+  event AS (
+    INSERT INTO events (id, company_id, type, api_version, livemode, payload, created_at)
+    SELECT i.id, $1::uuid, $2::text, $3::text, c.livemode, jsonb_set(i.payload, '{livemode}', to_jsonb(c.livemode)), $6::timestamptz
+      FROM unnest($4::uuid[], $5::jsonb[]) AS i(id, payload) CROSS JOIN company c
+    RETURNING id, payload
+  ),
+  queued AS (
+    INSERT INTO webhook_deliveries (webhook_id, company_id, event_id, event_type, payload, next_attempt_at)
+    SELECT w.id, w.company_id, e.id, $2::text, e.payload, $6::timestamptz
+      FROM webhooks w CROSS JOIN event e JOIN unnest($4::uuid[], $7::boolean[]) AS f(id, fan_out) ON f.id = e.id
+     WHERE w.company_id = $1::uuid AND w.event_type = $2::text AND w.disabled_at IS NULL AND f.fan_out
+    RETURNING 1
+  )
+  SELECT (SELECT livemode FROM company) AS livemode,
+         (SELECT count(*)::int FROM queued) AS deliveries,
+         (SELECT count(*)::int FROM (SELECT pg_notify($8::text, '') FROM (SELECT 1 FROM queued LIMIT 1) q) n) AS notified`;
+
 /** The one statement both write: events, their deliveries and the wake-up. Returns the event ids and the deliveries queued. */
 async function insertEvents(
   ctx: OperationContext,
@@ -65,24 +90,16 @@ async function insertEvents(
     ),
   );
   return withTransaction(ctx, async (tx) => {
-    const [row] = await tx.db.$queryRaw<{ livemode: boolean | null; deliveries: number }[]>`
-      WITH company AS (SELECT livemode FROM companies WHERE id = ${companyId}::uuid),
-      event AS (
-        INSERT INTO events (id, company_id, type, api_version, livemode, payload, created_at)
-        SELECT i.id, ${companyId}::uuid, ${type}, ${API_VERSION}, c.livemode, jsonb_set(i.payload, '{livemode}', to_jsonb(c.livemode)), ${createdAt}
-          FROM unnest(${ids}::uuid[], ${payloads}::jsonb[]) AS i(id, payload) CROSS JOIN company c
-        RETURNING id, payload
-      ),
-      queued AS (
-        INSERT INTO webhook_deliveries (webhook_id, company_id, event_id, event_type, payload, next_attempt_at)
-        SELECT w.id, w.company_id, e.id, ${type}, e.payload, ${createdAt}
-          FROM webhooks w CROSS JOIN event e JOIN unnest(${ids}::uuid[], ${fanOut}::boolean[]) AS f(id, fan_out) ON f.id = e.id
-         WHERE w.company_id = ${companyId}::uuid AND w.event_type = ${type} AND w.disabled_at IS NULL AND f.fan_out
-        RETURNING 1
-      )
-      SELECT (SELECT livemode FROM company) AS livemode,
-             (SELECT count(*)::int FROM queued) AS deliveries,
-             (SELECT count(*)::int FROM (SELECT pg_notify(${DELIVERY_CHANNEL}, '') FROM (SELECT 1 FROM queued LIMIT 1) q) n) AS notified`;
+    const [row] = await readRows<{ livemode: boolean | null; deliveries: number }>(tx, INSERT_EVENTS, [
+      companyId,
+      type,
+      API_VERSION,
+      ids,
+      payloads,
+      createdAt,
+      fanOut,
+      DELIVERY_CHANNEL,
+    ]);
     if (row?.livemode === null || row?.livemode === undefined) throw new Error(`emitting ${type}: no company ${companyId}`);
     tx.emitted?.push(type);
     return [ids, row.deliveries];

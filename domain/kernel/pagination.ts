@@ -109,3 +109,16 @@ export function keysetPage<R>(rows: readonly R[], limit: number, cursorOf: (last
   const hasMore = rows.length > limit && last !== undefined;
   return { page, pagination: { has_more: hasMore, next_cursor: hasMore ? cursorOf(last) : null } };
 }
+
+const StaticKey = z.object({ id: z.string().min(1) });
+
+/**
+ * One page of a list held in memory in a fixed order (the event-type catalogue): the cursor names
+ * the last row's id, and the next page starts after it. An id no longer in the list is stale and
+ * restarts at page one (spec Errors 4).
+ */
+export function staticPage<R>(list: string, rows: readonly R[], query: PaginationQuery, idOf: (row: R) => string): { page: R[]; pagination: PaginationMeta } {
+  const after = decodeKeysetCursor(list, query.cursor, StaticKey);
+  const start = after === null ? 0 : rows.findIndex((row) => idOf(row) === after.id) + 1;
+  return keysetPage(rows.slice(start, start + query.limit + 1), query.limit, (last) => encodeKeysetCursor(list, { id: idOf(last) }));
+}

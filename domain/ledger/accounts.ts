@@ -3,7 +3,9 @@ import { requireScope, withTransaction } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { emitEvent, previousAttributes } from '../events/emit.ts';
 import { isUniqueViolation } from '../db/errors.ts';
-import { Account, type AccountCreateBody, type AccountListQuery, type AccountUpdateBody } from './schemas.ts';
+import { z } from 'zod';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, type PaginationMeta } from '../kernel/pagination.ts';
+import { Account, AccountNumber, type AccountCreateBody, type AccountListQuery, type AccountUpdateBody } from './schemas.ts';
 
 interface AccountRow {
   id: string;
@@ -32,22 +34,34 @@ export const toAccount = (row: AccountRow): Account =>
 
 const accountNotFound = (number: string): DomainError => new DomainError('NOT_FOUND', { message: `No account ${number} in this company's chart of accounts.` });
 
-/** The chart is bounded (at most 9,000 numbers), so it is listed whole, in number order. */
-export async function listAccounts(ctx: OperationContext, companyId: string, query: AccountListQuery): Promise<Account[]> {
+const LIST_NAME = 'accounts';
+const ListKey = z.object({ number: AccountNumber });
+
+/** The chart in number order, a page at a time (keyset on the number, unique per company). */
+export async function listAccounts(
+  ctx: OperationContext,
+  companyId: string,
+  query: AccountListQuery,
+): Promise<{ accounts: Account[]; pagination: PaginationMeta }> {
   requireScope(ctx, 'companies:read');
+  const after = decodeKeysetCursor(LIST_NAME, query.cursor, ListKey);
   const rows = await ctx.db.account.findMany({
     where: {
       companyId,
       importId: null,
-      ...((query.number_from || query.number_to) && {
-        number: { ...(query.number_from && { gte: query.number_from }), ...(query.number_to && { lte: query.number_to }) },
-      }),
+      AND: [
+        ...(query.number_from ? [{ number: { gte: query.number_from } }] : []),
+        ...(query.number_to ? [{ number: { lte: query.number_to } }] : []),
+        ...(after ? [{ number: { gt: after.number } }] : []),
+      ],
       ...(query.type && { type: query.type }),
       ...(query.active !== undefined && { active: query.active }),
     },
     orderBy: { number: 'asc' },
+    take: query.limit + 1,
   });
-  return rows.map(toAccount);
+  const { page, pagination } = keysetPage(rows, query.limit, (last) => encodeKeysetCursor(LIST_NAME, { number: last.number }));
+  return { accounts: page.map(toAccount), pagination };
 }
 
 export async function createAccount(ctx: OperationContext, companyId: string, body: AccountCreateBody): Promise<Account> {

@@ -1,12 +1,12 @@
 import type { OperationContext } from '../context.ts';
-import { requireScope, withTransaction } from '../context.ts';
+import { readRows, requireScope, withTransaction } from '../context.ts';
 import { DomainError, type ErrorDetail } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
 import { committingWithinBound } from './amount-limits.ts';
 import { isoToday } from './calendar.ts';
 import { entryNotFound, insertDraft, readEntry, type DraftInput } from './entries.ts';
 import { periodForDate } from './periods.ts';
-import { entryVisible } from './visibility.ts';
+import { ENTRY_VISIBLE_SQL } from './visibility.ts';
 import type { JournalEntry, ReverseBody } from './schemas.ts';
 
 interface LockedEntry {
@@ -16,10 +16,42 @@ interface LockedEntry {
   series: string;
 }
 
+/*
+ * The commit transaction's statements go through the bare driver (readRows: one round trip each,
+ * prepared once per connection on PostgreSQL), not Prisma's query interpreter: from the counter
+ * row's lock to COMMIT, every series commit of the company waits on this one (issue 30).
+ */
+export const LOCK_ENTRY = `
+  SELECT id, status, date::text AS date, series FROM journal_entries e
+   WHERE company_id = $1::uuid AND id = $2::uuid AND ${ENTRY_VISIBLE_SQL} FOR UPDATE`;
+
+export const LINES_TO_COMMIT = `
+  SELECT l.line_no, a.number, a.active, l.debit, l.credit
+    FROM journal_lines l JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
+   WHERE l.company_id = $1::uuid AND l.entry_id = $2::uuid
+   ORDER BY l.line_no
+     FOR SHARE OF a`;
+
+/**
+ * Taking the number and marking the entry committed are one statement: the counter row stays
+ * locked until COMMIT and every commit of the series waits on it, so each round trip saved inside
+ * that window is throughput (bench commit: three of four commits were waiting on it). The guard
+ * trigger then checks the balance and writes the ledger key onto the lines in the same statement.
+ */
+export const TAKE_NUMBER = `
+  WITH next AS (
+    INSERT INTO journal_series_counters (company_id, fiscal_year_id, series, last_number)
+    VALUES ($1::uuid, $2::uuid, $3::text, 1)
+    ON CONFLICT (company_id, fiscal_year_id, series)
+    DO UPDATE SET last_number = journal_series_counters.last_number + 1
+    RETURNING last_number)
+  UPDATE journal_entries
+     SET status = 'committed', number = (SELECT last_number FROM next), fiscal_year_id = $2::uuid,
+         period_id = $4::uuid, committed_at = $5::timestamptz
+   WHERE company_id = $1::uuid AND id = $6::uuid`;
+
 async function lockEntry(ctx: OperationContext, companyId: string, entryId: string): Promise<LockedEntry> {
-  const [row] = await ctx.db.$queryRaw<LockedEntry[]>`
-    SELECT id, status, date::text AS date, series FROM journal_entries e
-     WHERE company_id = ${companyId}::uuid AND id = ${entryId}::uuid AND ${entryVisible} FOR UPDATE`;
+  const [row] = await readRows<LockedEntry>(ctx, LOCK_ENTRY, [companyId, entryId]);
   if (!row) throw entryNotFound();
   return row;
 }
@@ -39,12 +71,10 @@ export interface CommitOptions {
 }
 
 async function commitLocked(ctx: OperationContext, companyId: string, entry: LockedEntry, options: CommitOptions = {}): Promise<void> {
-  const lines = await ctx.db.$queryRaw<{ line_no: number; number: string; active: boolean; debit: bigint; credit: bigint }[]>`
-    SELECT l.line_no, a.number, a.active, l.debit, l.credit
-      FROM journal_lines l JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
-     WHERE l.company_id = ${companyId}::uuid AND l.entry_id = ${entry.id}::uuid
-     ORDER BY l.line_no
-       FOR SHARE OF a`;
+  const lines = await readRows<{ line_no: number; number: string; active: boolean; debit: bigint; credit: bigint }>(ctx, LINES_TO_COMMIT, [
+    companyId,
+    entry.id,
+  ]);
   const inactive: ErrorDetail[] = lines
     .filter((line) => !line.active)
     .map((line) => ({ path: `lines.${line.line_no - 1}.account`, message: `Account ${line.number} is inactive.` }));
@@ -81,22 +111,7 @@ async function commitLocked(ctx: OperationContext, companyId: string, entry: Loc
       details: [{ path: 'date', message: `${entry.date} lies in a locked period.` }],
     });
   }
-  // Taking the number and marking the entry committed are one statement: the counter row stays
-  // locked until COMMIT and every commit of the series waits on it, so each round trip saved
-  // inside that window is throughput (bench commit: three of four commits were waiting on it).
-  await committingWithinBound(
-    () => ctx.db.$executeRaw`
-    WITH next AS (
-      INSERT INTO journal_series_counters (company_id, fiscal_year_id, series, last_number)
-      VALUES (${companyId}::uuid, ${place.fiscalYearId}::uuid, ${entry.series}, 1)
-      ON CONFLICT (company_id, fiscal_year_id, series)
-      DO UPDATE SET last_number = journal_series_counters.last_number + 1
-      RETURNING last_number)
-    UPDATE journal_entries
-       SET status = 'committed', number = (SELECT last_number FROM next), fiscal_year_id = ${place.fiscalYearId}::uuid,
-           period_id = ${place.periodId}::uuid, committed_at = ${ctx.services.now()}
-     WHERE company_id = ${companyId}::uuid AND id = ${entry.id}::uuid`,
-  );
+  await committingWithinBound(() => readRows(ctx, TAKE_NUMBER, [companyId, place.fiscalYearId, entry.series, place.periodId, ctx.services.now(), entry.id]));
 }
 
 export async function commitJournalEntry(ctx: OperationContext, companyId: string, entryId: string): Promise<JournalEntry> {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PaginationQuery } from '../kernel/pagination.ts';
 
 /**
  * Dimensions and objects (SIE 4B: #DIM, #UNDERDIM, #OBJEKT; "SIE filformat, utgåva 4B",
@@ -112,6 +113,11 @@ export const DimensionObjectListQuery = z.strictObject({
     .describe('true or false.'),
 });
 export type DimensionObjectListQuery = z.infer<typeof DimensionObjectListQuery>;
+
+export const DimensionListQuery = z
+  .strictObject({ parent_number: DimensionNumberParam.optional().describe('Only the sub-dimensions of this dimension.') })
+  .extend(PaginationQuery.shape);
+export type DimensionListQuery = z.infer<typeof DimensionListQuery>;
 
 /** One object on a journal line: what SIE writes as `dim "code"` in the object list of #TRANS. */
 export const LineObject = z.strictObject({ dimension: z.number().int().min(1).max(MAX_DIMENSION_NUMBER), object: Code });

@@ -9,6 +9,8 @@ import {
   type DimensionCreateBody,
   DimensionObject,
   type DimensionObjectCreateBody,
+  type DimensionListQuery,
+  DimensionNumber,
   type DimensionObjectListQuery,
   type DimensionObjectUpdateBody,
   type DimensionUpdateBody,
@@ -64,11 +66,29 @@ const toObject = (row: ObjectRow): DimensionObject =>
 
 const dimensionNotFound = (number: number): DomainError => new DomainError('NOT_FOUND', { message: `No dimension ${number} in this company.` });
 
-/** A company has a handful of dimensions, so they are listed whole, in number order. */
-export async function listDimensions(ctx: OperationContext, companyId: string): Promise<Dimension[]> {
+const DIMENSION_LIST = 'dimensions';
+const DimensionKey = z.object({ number: DimensionNumber });
+
+/** Dimensions in number order (unique per company), a page at a time. */
+export async function listDimensions(
+  ctx: OperationContext,
+  companyId: string,
+  query: DimensionListQuery,
+): Promise<{ dimensions: Dimension[]; pagination: PaginationMeta }> {
   requireScope(ctx, 'companies:read');
-  const rows = await ctx.db.dimension.findMany({ where: { companyId, importId: null }, orderBy: { number: 'asc' } });
-  return rows.map(toDimension);
+  const after = decodeKeysetCursor(DIMENSION_LIST, query.cursor, DimensionKey);
+  const rows = await ctx.db.dimension.findMany({
+    where: {
+      companyId,
+      importId: null,
+      ...(query.parent_number !== undefined && { parentNumber: Number(query.parent_number) }),
+      ...(after && { number: { gt: after.number } }),
+    },
+    orderBy: { number: 'asc' },
+    take: query.limit + 1,
+  });
+  const { page, pagination } = keysetPage(rows, query.limit, (last) => encodeKeysetCursor(DIMENSION_LIST, { number: last.number }));
+  return { dimensions: page.map(toDimension), pagination };
 }
 
 export async function createDimension(ctx: OperationContext, companyId: string, body: DimensionCreateBody): Promise<Dimension> {

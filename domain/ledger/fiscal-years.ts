@@ -3,7 +3,10 @@ import type { OperationContext } from '../context.ts';
 import { requireScope, withTransaction } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { addDays, addMonths, isFirstOfMonth, isLastOfMonth, lastDayOfMonth, monthsSpanned } from './calendar.ts';
-import { type FiscalYear, fromSqlDate, toSqlDate, type FiscalYearCreateBody } from './schemas.ts';
+import { z } from 'zod';
+import { BooksDate } from '../kernel/books-dates.ts';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, type PaginationMeta } from '../kernel/pagination.ts';
+import { type FiscalYear, type FiscalYearListQuery, fromSqlDate, toSqlDate, type FiscalYearCreateBody } from './schemas.ts';
 
 /** Bokföringslagen 3 kap.: a fiscal year is normally 12 months, at most 18 when changed. */
 export const MIN_FISCAL_YEAR_MONTHS = 1;
@@ -29,10 +32,30 @@ export const toFiscalYear = (row: FiscalYearRow): FiscalYear => ({
   created_at: row.createdAt.toISOString(),
 });
 
-export async function listFiscalYears(ctx: OperationContext, companyId: string): Promise<FiscalYear[]> {
+const LIST_NAME = 'fiscal_years';
+const ListKey = z.object({ start: BooksDate });
+
+/** Fiscal years in date order, a page at a time (keyset on the start date, unique per company). */
+export async function listFiscalYears(
+  ctx: OperationContext,
+  companyId: string,
+  query: FiscalYearListQuery,
+): Promise<{ fiscal_years: FiscalYear[]; pagination: PaginationMeta }> {
   requireScope(ctx, 'companies:read');
-  const rows = await ctx.db.fiscalYear.findMany({ where: { companyId, importId: null }, orderBy: { startDate: 'asc' } });
-  return rows.map(toFiscalYear);
+  const after = decodeKeysetCursor(LIST_NAME, query.cursor, ListKey);
+  const rows = await ctx.db.fiscalYear.findMany({
+    where: {
+      companyId,
+      importId: null,
+      ...(query.status && { closedAt: query.status === 'closed' ? { not: null } : null }),
+      ...(query.from && { endDate: { gte: toSqlDate(query.from) } }),
+      AND: [...(query.to ? [{ startDate: { lte: toSqlDate(query.to) } }] : []), ...(after ? [{ startDate: { gt: toSqlDate(after.start) } }] : [])],
+    },
+    orderBy: { startDate: 'asc' },
+    take: query.limit + 1,
+  });
+  const { page, pagination } = keysetPage(rows, query.limit, (last) => encodeKeysetCursor(LIST_NAME, { start: fromSqlDate(last.startDate) }));
+  return { fiscal_years: page.map(toFiscalYear), pagination };
 }
 
 const invalid = (path: string, message: string): DomainError => new DomainError('VALIDATION_ERROR', { message, details: [{ path, message }] });
@@ -99,10 +122,7 @@ export async function createFiscalYear(ctx: OperationContext, companyId: string,
   });
 }
 
-/**
- * Writes a fiscal year and one period per calendar month; the caller has checked the dates.
- * `importId` names the SIE import creating it (hidden until that import completes).
- */
+/** Writes a fiscal year and one period per calendar month; the caller has checked the dates. */
 export async function insertFiscalYear(db: Db, companyId: string, start: string, end: string, importId: string | null = null): Promise<FiscalYearRow> {
   return db.fiscalYear.create({
     data: {

@@ -1,8 +1,11 @@
 import type { OperationContext } from '../context.ts';
-import { requireScope, withTransaction } from '../context.ts';
+import { readRows, requireScope, withTransaction } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
-import { type Period, fromSqlDate, type PeriodListQuery } from './schemas.ts';
+import { z } from 'zod';
+import { BooksDate } from '../kernel/books-dates.ts';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, type PaginationMeta } from '../kernel/pagination.ts';
+import { type Period, fromSqlDate, type PeriodListQuery, toSqlDate } from './schemas.ts';
 
 interface PeriodRow {
   id: string;
@@ -25,19 +28,31 @@ export const toPeriod = (row: PeriodRow): Period => ({
 
 const periodNotFound = (): DomainError => new DomainError('NOT_FOUND', { message: 'No such period in this company.' });
 
-/** Periods in date order (twelve a year, so the list is bounded by the company's history). */
-export async function listPeriods(ctx: OperationContext, companyId: string, query: PeriodListQuery): Promise<Period[]> {
+const LIST_NAME = 'periods';
+const ListKey = z.object({ start: BooksDate });
+
+/** Periods in date order, a page at a time (keyset on the start date, unique per company). */
+export async function listPeriods(
+  ctx: OperationContext,
+  companyId: string,
+  query: PeriodListQuery,
+): Promise<{ periods: Period[]; pagination: PaginationMeta }> {
   requireScope(ctx, 'companies:read');
+  const after = decodeKeysetCursor(LIST_NAME, query.cursor, ListKey);
   const rows = await ctx.db.period.findMany({
     where: {
       companyId,
       fiscalYear: { importId: null },
       ...(query.fiscal_year_id && { fiscalYearId: query.fiscal_year_id }),
       ...(query.status && { lockedAt: query.status === 'locked' ? { not: null } : null }),
+      ...(query.from && { endDate: { gte: toSqlDate(query.from) } }),
+      AND: [...(query.to ? [{ startDate: { lte: toSqlDate(query.to) } }] : []), ...(after ? [{ startDate: { gt: toSqlDate(after.start) } }] : [])],
     },
     orderBy: { startDate: 'asc' },
+    take: query.limit + 1,
   });
-  return rows.map(toPeriod);
+  const { page, pagination } = keysetPage(rows, query.limit, (last) => encodeKeysetCursor(LIST_NAME, { start: fromSqlDate(last.startDate) }));
+  return { periods: page.map(toPeriod), pagination };
 }
 
 interface LockedRow extends PeriodRow {
@@ -85,30 +100,30 @@ export async function unlockPeriod(ctx: OperationContext, companyId: string, per
   });
 }
 
+export const PERIOD_FOR_DATE = `
+  SELECT p.id, p.fiscal_year_id AS "fiscalYearId", p.locked_at AS "lockedAt", y.closed_at AS "closedAt",
+         EXISTS (SELECT 1 FROM pending_imports pi
+                  WHERE pi.company_id = p.company_id AND p.fiscal_year_id IN (pi.fiscal_year_id, pi.opening_fiscal_year_id)) AS importing
+    FROM periods p JOIN fiscal_years y ON y.company_id = p.company_id AND y.id = p.fiscal_year_id
+   WHERE p.company_id = $1::uuid AND p.start_date <= $2::date AND p.end_date >= $2::date AND y.import_id IS NULL
+     FOR SHARE OF p`;
+
 /**
  * Where a date is booked: its fiscal year and period, share-locked so a concurrent lockPeriod
- * waits for this commit (or this commit waits for the lock and then sees it).
+ * waits for this commit (or this commit waits for the lock and then sees it). Through the bare
+ * driver: every commit asks it inside its transaction.
  */
 export async function periodForDate(
   ctx: OperationContext,
   companyId: string,
   isoDate: string,
 ): Promise<{ periodId: string; fiscalYearId: string; locked: boolean; importing: boolean; yearClosed: boolean } | null> {
-  const [row] = await ctx.db.$queryRaw<{ id: string; fiscalYearId: string; lockedAt: Date | null; closedAt: Date | null; importing: boolean }[]>`
-    SELECT p.id, p.fiscal_year_id AS "fiscalYearId", p.locked_at AS "lockedAt", y.closed_at AS "closedAt",
-           EXISTS (SELECT 1 FROM pending_imports pi
-                    WHERE pi.company_id = p.company_id AND p.fiscal_year_id IN (pi.fiscal_year_id, pi.opening_fiscal_year_id)) AS importing
-      FROM periods p JOIN fiscal_years y ON y.company_id = p.company_id AND y.id = p.fiscal_year_id
-     WHERE p.company_id = ${companyId}::uuid AND p.start_date <= ${isoDate}::date AND p.end_date >= ${isoDate}::date AND y.import_id IS NULL
-       FOR SHARE OF p`;
+  const [row] = await readRows<{ id: string; fiscalYearId: string; lockedAt: Date | null; closedAt: Date | null; importing: boolean }>(ctx, PERIOD_FOR_DATE, [
+    companyId,
+    isoDate,
+  ]);
   if (!row) return null;
   // While an SIE import books into the year, the year's numbers are the import's: other commits
   // wait as for a locked period, so a cancelled import leaves no gap behind them (docs/sie.md).
-  return {
-    periodId: row.id,
-    fiscalYearId: row.fiscalYearId,
-    locked: row.lockedAt !== null,
-    importing: row.importing,
-    yearClosed: row.closedAt !== null,
-  };
+  return { periodId: row.id, fiscalYearId: row.fiscalYearId, locked: row.lockedAt !== null, importing: row.importing, yearClosed: row.closedAt !== null };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_AMOUNT_ORE } from './amount-limits.ts';
 import { BooksDate } from '../kernel/books-dates.ts';
+import { PaginationQuery } from '../kernel/pagination.ts';
 import { wrongTypeMessage } from '../kernel/value-forms.ts';
 import { LineObject, LineObjects } from './dimension-schemas.ts';
 
@@ -109,21 +110,24 @@ export type AccountUpdateBody = z.infer<typeof AccountUpdateBody>;
 
 const BooleanFlag = z.enum(['true', 'false']).transform((value) => value === 'true');
 
-export const AccountListQuery = z.strictObject({
-  number_from: AccountNumber.optional().describe('Lowest account number to include.'),
-  number_to: AccountNumber.optional().describe('Highest account number to include.'),
-  type: AccountType.optional(),
-  active: BooleanFlag.optional().describe('true or false.'),
-});
+export const AccountListQuery = z
+  .strictObject({
+    number_from: AccountNumber.optional().describe('Lowest account number to include.'),
+    number_to: AccountNumber.optional().describe('Highest account number to include.'),
+    type: AccountType.optional(),
+    active: BooleanFlag.optional().describe('true or false.'),
+  })
+  .extend(PaginationQuery.shape);
 export type AccountListQuery = z.infer<typeof AccountListQuery>;
 
+export const FiscalYearStatus = z.enum(['open', 'closed']);
 export const FiscalYear = z
   .object({
     id: z.uuid(),
     company_id: z.uuid(),
     start_date: IsoDate,
     end_date: IsoDate.describe('Inclusive.'),
-    status: z.enum(['open', 'closed']),
+    status: FiscalYearStatus,
     closed_at: Timestamp.nullable(),
     created_at: Timestamp,
   })
@@ -150,10 +154,25 @@ export const Period = z
   .describe('An accounting period: one calendar month of a fiscal year.');
 export type Period = z.infer<typeof Period>;
 
-export const PeriodListQuery = z.strictObject({
-  fiscal_year_id: z.uuid().optional(),
-  status: PeriodStatus.optional(),
-});
+/**
+ * `from`/`to` of a list of things that span dates (periods, fiscal years, VAT returns): the ones
+ * that overlap the range, so `from=2026-03-15` still finds March, and `to` alone is everything up to it.
+ */
+export const SpanFilter = {
+  from: IsoDate.optional().describe('Only those ending on or after this date.'),
+  to: IsoDate.optional().describe('Only those starting on or before this date.'),
+};
+
+export const FiscalYearListQuery = z.strictObject({ status: FiscalYearStatus.optional(), ...SpanFilter }).extend(PaginationQuery.shape);
+export type FiscalYearListQuery = z.infer<typeof FiscalYearListQuery>;
+
+export const PeriodListQuery = z
+  .strictObject({
+    fiscal_year_id: z.uuid().optional(),
+    status: PeriodStatus.optional(),
+    ...SpanFilter,
+  })
+  .extend(PaginationQuery.shape);
 export type PeriodListQuery = z.infer<typeof PeriodListQuery>;
 
 export const Series = z

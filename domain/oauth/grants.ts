@@ -4,6 +4,8 @@ import { appendAudit } from '../audit/append.ts';
 import type { OperationContext, Principal, Services } from '../context.ts';
 import { requireActor, requireScope, withTransaction } from '../context.ts';
 import { sha256Hex } from '../kernel/crypto.ts';
+import { booksInstant } from '../kernel/books-dates.ts';
+import { PaginationQuery, decodeKeysetCursor, encodeKeysetCursor, keysetPage, keysetTimestampSql, type PaginationMeta } from '../kernel/pagination.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { Scope } from '../kernel/scopes.ts';
 import { revokeProviderGrant } from './state-store.ts';
@@ -126,16 +128,55 @@ export async function activeGrantByProviderId(services: Services, providerGrantI
   return row ? { id: row.id, apiKeyId: row.api_key_id } : null;
 }
 
-/** The caller's grants, newest first. A grant's own token sees only its own grant. */
-export async function listGrants(ctx: OperationContext): Promise<OAuthGrant[]> {
+export const GrantListQuery = z
+  .strictObject({
+    revoked: z
+      .enum(['true', 'false'])
+      .transform((value) => value === 'true')
+      .optional()
+      .describe('true: only revoked grants; false: only live ones.'),
+  })
+  .extend(PaginationQuery.shape);
+export type GrantListQuery = z.infer<typeof GrantListQuery>;
+
+const LIST_NAME = 'oauth_grants';
+const ListKey = z.object({ at: booksInstant({ precision: 6 }), id: z.uuid() });
+
+/** The caller's grants, newest first, a page at a time. A grant's own token sees only its own grant. */
+export async function listGrants(ctx: OperationContext, query: GrantListQuery): Promise<{ grants: OAuthGrant[]; pagination: PaginationMeta }> {
   requireScope(ctx, 'companies:read');
-  return grantsOf(ctx);
+  const actor = requireActor(ctx);
+  const after = decodeKeysetCursor(LIST_NAME, query.cursor, ListKey);
+  const rows = await ctx.db.$queryRawUnsafe<{ id: string; key: string }[]>(
+    `SELECT id, ${keysetTimestampSql('created_at')} AS key FROM oauth_grants
+      WHERE user_id = $1::uuid AND ($2::uuid IS NULL OR id = $2::uuid)
+        AND ($3::boolean IS NULL OR (revoked_at IS NOT NULL) = $3::boolean)
+        AND ($4::timestamptz IS NULL OR (created_at, id) < ($4::timestamptz, $5::uuid))
+      ORDER BY created_at DESC, id DESC
+      LIMIT $6`,
+    actor.userId,
+    actor.grant?.id ?? null,
+    query.revoked ?? null,
+    after?.at ?? null,
+    after?.id ?? null,
+    query.limit + 1,
+  );
+  const { page, pagination } = keysetPage(rows, query.limit, (last) => encodeKeysetCursor(LIST_NAME, { at: last.key, id: last.id }));
+  return {
+    grants: await grantsOf(
+      ctx,
+      page.map((row) => row.id),
+    ),
+    pagination,
+  };
 }
 
-async function grantsOf(ctx: OperationContext): Promise<OAuthGrant[]> {
+/** The caller's grants with these ids, newest first. */
+async function grantsOf(ctx: OperationContext, ids: readonly string[]): Promise<OAuthGrant[]> {
   const actor = requireActor(ctx);
+  if (ids.length === 0) return [];
   const rows = await ctx.db.oauthGrant.findMany({
-    where: { userId: actor.userId, ...(actor.grant && { id: actor.grant.id }) },
+    where: { userId: actor.userId, id: { in: [...ids] }, ...(actor.grant && { AND: [{ id: actor.grant.id }] }) },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
   });
   if (rows.length === 0) return [];
@@ -171,7 +212,7 @@ export async function revokeGrant(ctx: OperationContext, grantId: string): Promi
     await revokeGrantRecord(tx, grant.id, 'revoked_by_user');
     await revokeProviderGrant(readerOf(tx), grant.providerGrantId);
   });
-  const [listed] = (await grantsOf(ctx)).filter((grant) => grant.id === grantId);
+  const [listed] = await grantsOf(ctx, [grantId]);
   if (!listed) throw new DomainError('NOT_FOUND', { message: 'No such grant.' });
   return listed;
 }

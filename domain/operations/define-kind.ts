@@ -2,11 +2,12 @@ import type { Scope } from '../kernel/scopes.ts';
 import type { JobHandler, KindDefinition } from './runner.ts';
 
 /**
- * A long-running operation kind, declared once in its own file under kinds/: the kinds list (and
- * so the Operation schema's `kind` enum), the runner's map and the scopes all derive from it.
+ * A long-running operation kind, declared once in its own file under kinds/ (found there by
+ * kinds.ts): the kinds list (and so the Operation schema's `kind` enum), the runner's map and the
+ * scopes all derive from it.
  */
 export interface LongRunningKind<K extends string = string> extends KindDefinition {
-  /** The `kind` stored on the operation row (snake_case; the operations.kind CHECK lists it too). */
+  /** The `kind` stored on the operation row (snake_case). */
   kind: K;
   /** The scope a caller needs to queue it: the starting operation's scope, checked again by its domain verb. */
   scope: Scope;
@@ -34,5 +35,12 @@ export interface KindDeclaration<K extends string> {
 
 export function defineKind<const K extends string>(declaration: KindDeclaration<K>): LongRunningKind<K> {
   const { actsWith = [], ...rest } = declaration;
-  return { ...rest, scopes: [declaration.scope, ...actsWith] };
+  const kind = { ...rest, scopes: [declaration.scope, ...actsWith] };
+  DEFINED.add(kind);
+  return kind;
 }
+
+// What defineKind returned: how kinds.ts tells a kind from anything else a file exports.
+const DEFINED = new WeakSet<object>();
+
+export const isDefinedKind = (value: unknown): value is LongRunningKind => typeof value === 'object' && value !== null && DEFINED.has(value);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OPERATION_KINDS } from './kinds/index.ts';
+import { OPERATION_KINDS } from './kinds.ts';
 
 export { OPERATION_KINDS };
 export const OperationKind = z.enum(OPERATION_KINDS).describe('What the operation does.');

@@ -7,7 +7,8 @@ import { fromSqlDate, toSqlDate } from '../ledger/schemas.ts';
 import { wholeKronor } from '../tax/vat-boxes.ts';
 import { contributionParts, contributionRatesOn } from './contribution-rates.ts';
 import { PAYROLL_READ } from './employees.ts';
-import { Agi, AgiContact, type AgiGenerateBody, AgiIndividual } from './schemas.ts';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, type PaginationMeta } from '../kernel/pagination.ts';
+import { Agi, AgiContact, type AgiGenerateBody, AgiIndividual, type AgiListQuery, Month } from './schemas.ts';
 
 /**
  * A stored individual part: the public shape plus what only the file needs — the personal
@@ -93,13 +94,32 @@ export async function getAgi(ctx: OperationContext, companyId: string, agiId: st
 }
 
 /** Every version of every month, newest month first (a dozen a year). */
-export async function listAgis(ctx: OperationContext, companyId: string, period?: string): Promise<Agi[]> {
+const LIST_NAME = 'agis';
+const ListKey = z.object({ period: Month, version: z.number().int().positive() });
+
+/** Declarations newest month first, every version (newest first), a page at a time. */
+export async function listAgis(ctx: OperationContext, companyId: string, query: AgiListQuery): Promise<{ agis: Agi[]; pagination: PaginationMeta }> {
   requireScope(ctx, PAYROLL_READ);
+  const after = decodeKeysetCursor(LIST_NAME, query.cursor, ListKey);
+  const month = (text: string): Date => toSqlDate(`${text}-01`);
   const rows = await ctx.db.agiDeclaration.findMany({
-    where: { companyId, ...(period && { period: toSqlDate(`${period}-01`) }) },
+    where: {
+      companyId,
+      AND: [
+        ...(query.period ? [{ period: month(query.period) }] : []),
+        ...(query.from ? [{ period: { gte: month(query.from) } }] : []),
+        ...(query.to ? [{ period: { lte: month(query.to) } }] : []),
+        // (period, version) < the cursor's, in the descending order below.
+        ...(after ? [{ OR: [{ period: { lt: month(after.period) } }, { period: month(after.period), version: { lt: after.version } }] }] : []),
+      ],
+    },
     orderBy: [{ period: 'desc' }, { version: 'desc' }],
+    take: query.limit + 1,
   });
-  return rows.map(toAgi);
+  const { page, pagination } = keysetPage(rows, query.limit, (last) =>
+    encodeKeysetCursor(LIST_NAME, { period: fromSqlDate(last.period).slice(0, 7), version: last.version }),
+  );
+  return { agis: page.map(toAgi), pagination };
 }
 
 interface PayeeRow {

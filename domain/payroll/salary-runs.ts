@@ -9,7 +9,10 @@ import { lastDayOfMonth } from '../ledger/calendar.ts';
 import { fromSqlDate, toSqlDate } from '../ledger/schemas.ts';
 import { contributionRatesOn, employerContribution, preliminaryTax } from './contribution-rates.ts';
 import { PAYROLL_READ } from './employees.ts';
-import type { SalaryRun, SalaryRunCreateBody } from './schemas.ts';
+import { z } from 'zod';
+import { booksInstant } from '../kernel/books-dates.ts';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, keysetTimestampSql, type PaginationMeta } from '../kernel/pagination.ts';
+import { Month, type SalaryRun, type SalaryRunCreateBody, type SalaryRunListQuery } from './schemas.ts';
 
 /** Salary entries go in their own voucher series, as Swedish payroll programs book them. */
 export const SALARY_SERIES = 'L';
@@ -25,16 +28,16 @@ export const SALARY_ACCOUNTS = {
   bank: '1930',
 } as const;
 
-const RUN_SELECT = `
-  SELECT r.id, r.company_id, to_char(r.period, 'YYYY-MM') AS period, r.pay_date::text AS pay_date, r.status,
+const RUN_COLUMNS = `
+         r.id, r.company_id, to_char(r.period, 'YYYY-MM') AS period, r.pay_date::text AS pay_date, r.status,
          r.gross, r.tax, r.contributions, r.net, r.journal_entry_id, r.approved_at, r.booked_at, r.cancelled_at, r.created_at,
          coalesce((SELECT json_agg(json_build_object(
                      'employee_id', l.employee_id, 'name', e.name, 'personal_identity_number', e.pin_masked,
                      'gross', l.gross, 'tax', l.tax, 'contributions', l.contributions,
                      'contribution_rate', l.contribution_rate_hundredths / 100.0, 'net', l.net) ORDER BY e.name, l.employee_id)
                      FROM salary_run_lines l JOIN employees e ON e.company_id = l.company_id AND e.id = l.employee_id
-                    WHERE l.company_id = r.company_id AND l.salary_run_id = r.id), '[]'::json) AS lines
-    FROM salary_runs r`;
+                    WHERE l.company_id = r.company_id AND l.salary_run_id = r.id), '[]'::json) AS lines`;
+const RUN_SELECT = `SELECT ${RUN_COLUMNS} FROM salary_runs r`;
 
 interface RunRow {
   id: string;
@@ -88,15 +91,36 @@ export async function getSalaryRun(ctx: OperationContext, companyId: string, run
   return run;
 }
 
-/** Runs newest month first; at most one live run per month, so the list stays short. */
-export async function listSalaryRuns(ctx: OperationContext, companyId: string, status?: SalaryRun['status']): Promise<SalaryRun[]> {
+const LIST_NAME = 'salary_runs';
+const ListKey = z.object({ period: Month, at: booksInstant({ precision: 6 }), id: z.uuid() });
+
+/** Runs newest month first (then newest created), a page at a time. */
+export async function listSalaryRuns(
+  ctx: OperationContext,
+  companyId: string,
+  query: SalaryRunListQuery,
+): Promise<{ salary_runs: SalaryRun[]; pagination: PaginationMeta }> {
   requireScope(ctx, PAYROLL_READ);
-  const rows = await ctx.db.$queryRawUnsafe<RunRow[]>(
-    `${RUN_SELECT} WHERE r.company_id = $1::uuid AND ($2::text IS NULL OR r.status = $2) ORDER BY r.period DESC, r.created_at DESC`,
+  const after = decodeKeysetCursor(LIST_NAME, query.cursor, ListKey);
+  const firstOf = (month: string | undefined): string | null => (month ? `${month}-01` : null);
+  const rows = await ctx.db.$queryRawUnsafe<(RunRow & { key: string })[]>(
+    `SELECT ${RUN_COLUMNS}, ${keysetTimestampSql('r.created_at')} AS key FROM salary_runs r
+      WHERE r.company_id = $1::uuid AND ($2::text IS NULL OR r.status = $2)
+        AND ($3::date IS NULL OR r.period >= $3::date) AND ($4::date IS NULL OR r.period <= $4::date)
+        AND ($5::date IS NULL OR (r.period, r.created_at, r.id) < ($5::date, $6::timestamptz, $7::uuid))
+      ORDER BY r.period DESC, r.created_at DESC, r.id DESC
+      LIMIT $8`,
     companyId,
-    status ?? null,
+    query.status ?? null,
+    firstOf(query.from),
+    firstOf(query.to),
+    firstOf(after?.period),
+    after?.at ?? null,
+    after?.id ?? null,
+    query.limit + 1,
   );
-  return rows.map(toRun);
+  const { page, pagination } = keysetPage(rows, query.limit, (last) => encodeKeysetCursor(LIST_NAME, { period: last.period, at: last.key, id: last.id }));
+  return { salary_runs: page.map(toRun), pagination };
 }
 
 /**

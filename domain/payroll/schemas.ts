@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isValidPin, normalisePin } from './personnummer.ts';
 import { Ore, OreInput } from '../ledger/schemas.ts';
 import { BooksDate, BooksMonth } from '../kernel/books-dates.ts';
+import { PaginationQuery } from '../kernel/pagination.ts';
 
 /**
  * Payroll's public shapes: API output and event payloads alike (DESIGN.md §14). The personal
@@ -149,7 +150,17 @@ export const SalaryRunCreateBody = z.strictObject({
 });
 export type SalaryRunCreateBody = z.infer<typeof SalaryRunCreateBody>;
 
-export const SalaryRunListQuery = z.strictObject({ status: SalaryRunStatus.optional() });
+/** `from`/`to` of a list of monthly things (salary runs, AGIs): the months, inclusive. */
+export const MonthRange = {
+  from: Month.optional().describe('Earliest month, inclusive.'),
+  to: Month.optional().describe('Latest month, inclusive.'),
+};
+
+export const SalaryRunListQuery = z.strictObject({ status: SalaryRunStatus.optional(), ...MonthRange }).extend(PaginationQuery.shape);
+export type SalaryRunListQuery = z.infer<typeof SalaryRunListQuery>;
+
+export const AgiListQuery = z.strictObject({ period: Month.optional().describe('One month.'), ...MonthRange }).extend(PaginationQuery.shape);
+export type AgiListQuery = z.infer<typeof AgiListQuery>;
 
 /** Who Skatteverket may contact about a declaration (Skatteverket's TEXT50, TEXT20 and EPOST). */
 export const AgiContact = z.strictObject({

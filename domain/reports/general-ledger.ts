@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { PrismaSql as Prisma } from '../db/client.ts';
 import type { OperationContext } from '../context.ts';
@@ -54,10 +55,15 @@ export interface AccountFilter {
 
 const keySql = (key: LedgerKey): Prisma.Sql =>
   Prisma.sql`(${key.account}, ${key.date}::date, ${key.series}, ${key.number}::int, ${key.entry}::uuid, ${key.line}::int)`;
-const ROW_KEY = Prisma.sql`(a.number, e.date, e.series, e.number, e.id, l.line_no)`;
+/**
+ * The ledger key the commit wrote onto each line (migration 20261129500000_general_ledger_key),
+ * in the order of the index journal_lines_ledger_order after (company_id, fiscal_year_id): a
+ * page is one index range scan from the cursor, whatever page it is, with no sort.
+ */
+const ROW_KEY = Prisma.sql`(l.account_number, l.entry_date, l.series, l.entry_number, l.entry_id, l.line_no)`;
 
 /** One keyset page of ledger lines strictly after `after`, in the ledger's total order. */
-export async function ledgerPage(
+export const ledgerPage = (
   ctx: OperationContext,
   companyId: string,
   period: ReportPeriod,
@@ -65,31 +71,43 @@ export async function ledgerPage(
   after: LedgerKey | null,
   limit: number,
   filter: ObjectFilter | null = null,
-): Promise<LedgerRow[]> {
+): Promise<LedgerRow[]> => ctx.db.$queryRaw<LedgerRow[]>(ledgerPageSql(companyId, period, accounts, after, limit, filter));
+
+/** The SQL of ledgerPage (a test EXPLAINs it). */
+export function ledgerPageSql(
+  companyId: string,
+  period: ReportPeriod,
+  accounts: AccountFilter,
+  after: LedgerKey | null,
+  limit: number,
+  filter: ObjectFilter | null,
+): Prisma.Sql {
+  // A draft's lines carry no fiscal year, so naming the period's year reads committed lines only.
   const conditions: Prisma.Sql[] = [
     Prisma.sql`l.company_id = ${companyId}::uuid`,
-    Prisma.sql`e.status = 'committed' AND ${entryVisible}`,
-    Prisma.sql`e.date >= ${period.from}::date`,
-    Prisma.sql`e.date <= ${period.to}::date`,
+    Prisma.sql`l.fiscal_year_id = ${period.fiscal_year.id}::uuid`,
+    Prisma.sql`l.entry_date >= ${period.from}::date`,
+    Prisma.sql`l.entry_date <= ${period.to}::date`,
+    entryVisible,
   ];
-  if (accounts.from) conditions.push(Prisma.sql`a.number >= ${accounts.from}`);
-  if (accounts.to) conditions.push(Prisma.sql`a.number <= ${accounts.to}`);
+  if (accounts.from) conditions.push(Prisma.sql`l.account_number >= ${accounts.from}`);
+  if (accounts.to) conditions.push(Prisma.sql`l.account_number <= ${accounts.to}`);
   if (after) conditions.push(Prisma.sql`${ROW_KEY} > ${keySql(after)}`);
-  return ctx.db.$queryRaw<LedgerRow[]>`
-    SELECT a.number AS account, a.name AS account_name, e.date::text AS date, e.series, e.number, e.id AS entry_id, l.line_no,
-           coalesce(l.description, e.description) AS description, l.debit, l.credit
+  return Prisma.sql`
+    SELECT l.account_number AS account, a.name AS account_name, l.entry_date::text AS date, l.series, l.entry_number AS number,
+           l.entry_id, l.line_no, coalesce(l.description, e.description) AS description, l.debit, l.credit
       FROM journal_lines l
       JOIN journal_entries e ON e.company_id = l.company_id AND e.id = l.entry_id
       JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
      WHERE ${Prisma.join(conditions, ' AND ')} ${carriesObject(filter)}
-     ORDER BY a.number, e.date, e.series, e.number, e.id, l.line_no
+     ORDER BY l.account_number, l.entry_date, l.series, l.entry_number, l.entry_id, l.line_no
      LIMIT ${limit}`;
 }
 
 /**
  * Debit minus credit per account before the period: every earlier line for classes 1-2, the
  * fiscal year's earlier lines for classes 3-8 (the same rule as the account balances).
- * Aggregated in SQL.
+ * Aggregated in SQL over the ledger index, one range per fiscal year that began by `from`.
  */
 export async function openingBalances(
   ctx: OperationContext,
@@ -100,26 +118,16 @@ export async function openingBalances(
 ): Promise<Map<string, bigint>> {
   if (accounts.length === 0) return new Map();
   const rows = await ctx.db.$queryRaw<{ account: string; amount: bigint }[]>`
-    SELECT a.number AS account, coalesce(sum(l.debit - l.credit), 0)::bigint AS amount
+    SELECT l.account_number AS account, coalesce(sum(l.debit - l.credit), 0)::bigint AS amount
       FROM journal_lines l
-      JOIN journal_entries e ON e.company_id = l.company_id AND e.id = l.entry_id
-      JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
-     WHERE l.company_id = ${companyId}::uuid AND e.status = 'committed' AND ${entryVisible} AND a.number = ANY(${[...accounts]}::text[])
-       AND e.date < ${period.from}::date AND (a.number < '3' OR e.date >= ${period.fiscal_year.start_date}::date) ${carriesObject(filter)}
-     GROUP BY a.number`;
+     WHERE l.company_id = ${companyId}::uuid
+       AND l.fiscal_year_id = ANY(ARRAY(SELECT id FROM fiscal_years WHERE company_id = ${companyId}::uuid AND start_date <= ${period.from}::date AND import_id IS NULL))
+       AND NOT EXISTS (SELECT 1 FROM pending_imports pi JOIN journal_entries e ON e.company_id = pi.company_id AND e.import_id = pi.operation_id
+                        WHERE pi.company_id = l.company_id AND e.id = l.entry_id)
+       AND l.account_number = ANY(${[...accounts]}::text[]) AND l.entry_date < ${period.from}::date
+       AND (l.account_number < '3' OR l.fiscal_year_id = ${period.fiscal_year.id}::uuid) ${carriesObject(filter)}
+     GROUP BY l.account_number`;
   return new Map(rows.map((row) => [row.account, row.amount]));
-}
-
-/** Debit minus credit of one account's lines in the period up to and including `key` (SQL SUM). */
-async function movementThrough(ctx: OperationContext, companyId: string, period: ReportPeriod, key: LedgerKey, filter: ObjectFilter | null): Promise<bigint> {
-  const [row] = await ctx.db.$queryRaw<{ amount: bigint }[]>`
-    SELECT coalesce(sum(l.debit - l.credit), 0)::bigint AS amount
-      FROM journal_lines l
-      JOIN journal_entries e ON e.company_id = l.company_id AND e.id = l.entry_id
-      JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
-     WHERE l.company_id = ${companyId}::uuid AND e.status = 'committed' AND ${entryVisible} AND a.number = ${key.account}
-       AND e.date >= ${period.from}::date AND ${ROW_KEY} <= ${keySql(key)} ${carriesObject(filter)}`;
-  return row?.amount ?? 0n;
 }
 
 export const toLedgerLine = (row: LedgerRow, balance: bigint): GeneralLedgerLine => ({
@@ -159,12 +167,49 @@ const CursorKey = z.object({
   number: z.number().int().positive(),
   entry: z.uuid(),
   line: z.number().int().positive(),
+  /** The running balance of `account` after this line, öre as a decimal string. */
+  balance: z.string().regex(/^-?\d{1,20}$/),
+  /** Keyed digest over the read's scope, the position and the balance (sealOf). */
+  seal: z.string().regex(/^[0-9a-f]{32}$/),
 });
+type CursorKey = z.infer<typeof CursorKey>;
 
 /**
- * One page of the general ledger as a cursor list. The running balance of the page's first
- * account continues exactly from the line before the cursor: its opening balance plus an SQL SUM
- * of its lines up to the cursor — not a sum carried in the cursor, which a caller could alter.
+ * The cursor's seal: a keyed digest (the service's secret box) of the company, period, account
+ * and object filters, the position and the balance carried. A cursor a caller altered, or one
+ * from another company, range or filter, fails it and the list restarts at page one like any
+ * stale cursor (spec Errors 4) — so a carried balance is one this service computed for this read.
+ */
+function sealOf(
+  ctx: OperationContext,
+  companyId: string,
+  period: ReportPeriod,
+  accounts: AccountFilter,
+  filter: ObjectFilter | null,
+  key: LedgerKey,
+  balance: string,
+): string {
+  const scope = [
+    companyId,
+    period.fiscal_year.id,
+    period.from,
+    period.to,
+    accounts.from ?? null,
+    accounts.to ?? null,
+    filter?.dimension ?? null,
+    filter?.object ?? null,
+  ];
+  const position = [key.account, key.date, key.series, key.number, key.entry, key.line, balance];
+  return ctx.services.secretBox.digest('general-ledger-cursor', JSON.stringify([...scope, ...position])).slice(0, 32);
+}
+
+/**
+ * One page of the general ledger as a cursor list. The running balance continues from the
+ * balance the previous page ended on, carried in the (sealed) cursor; an account that starts on
+ * this page starts from its opening balance. So no page sums the lines before it, and page 500
+ * costs what page 1 costs. Between two pages a caller reads the ledger as of its first page:
+ * a line committed meanwhile before the cursor (a backdated entry) is neither shown nor counted,
+ * and the balances continue exactly from the lines the caller has seen.
  */
 export async function generalLedgerPage(
   ctx: OperationContext,
@@ -174,27 +219,29 @@ export async function generalLedgerPage(
   filter: ObjectFilter | null = null,
 ): Promise<{ lines: GeneralLedgerLine[]; pagination: PaginationMeta }> {
   const accounts = accountFilterOf(query);
-  // A cursor from another range or account filter is stale: restart at page one (spec Errors 4).
   const decoded = decodeKeysetCursor(LIST_NAME, query.cursor, CursorKey);
-  const after = decoded && withinFilter(decoded, period, accounts) ? decoded : null;
+  const after = decoded && sealed(ctx, companyId, period, accounts, filter, decoded) ? decoded : null;
   const rows = await ledgerPage(ctx, companyId, period, accounts, after, query.limit + 1, filter);
-  const { page, pagination } = keysetPage(rows, query.limit, (last) => encodeKeysetCursor(LIST_NAME, { ...keyOfRow(last) }));
-  const numbers = [...new Set(page.map((row) => row.account))];
-  const openings = await openingBalances(ctx, companyId, period, numbers, filter);
-  const balances = new Map(numbers.map((number) => [number, openings.get(number) ?? 0n]));
-  if (after && page[0]?.account === after.account) {
-    balances.set(after.account, (balances.get(after.account) ?? 0n) + (await movementThrough(ctx, companyId, period, after, filter)));
-  }
+  const page = rows.slice(0, query.limit);
+  const carried = after && page[0]?.account === after.account ? after.account : null;
+  const starting = [...new Set(page.map((row) => row.account))].filter((number) => number !== carried);
+  const balances = await openingBalances(ctx, companyId, period, starting, filter);
+  if (after && carried !== null) balances.set(carried, BigInt(after.balance));
   const lines = page.map((row) => {
     const balance = (balances.get(row.account) ?? 0n) + row.debit - row.credit;
     balances.set(row.account, balance);
     return toLedgerLine(row, balance);
   });
+  const { pagination } = keysetPage(rows, query.limit, (last) => {
+    const balance = String(balances.get(last.account) ?? 0n);
+    const key = keyOfRow(last);
+    return encodeKeysetCursor(LIST_NAME, { ...key, balance, seal: sealOf(ctx, companyId, period, accounts, filter, key, balance) });
+  });
   return { lines, pagination };
 }
 
-const withinFilter = (key: LedgerKey, period: ReportPeriod, accounts: AccountFilter): boolean =>
-  key.date >= period.from &&
-  key.date <= period.to &&
-  (accounts.from === undefined || key.account >= accounts.from) &&
-  (accounts.to === undefined || key.account <= accounts.to);
+function sealed(ctx: OperationContext, companyId: string, period: ReportPeriod, accounts: AccountFilter, filter: ObjectFilter | null, key: CursorKey): boolean {
+  const expected = Buffer.from(sealOf(ctx, companyId, period, accounts, filter, key, key.balance));
+  const given = Buffer.from(key.seal);
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}

@@ -31,14 +31,28 @@ async function yearContaining(ctx: OperationContext, companyId: string, date: st
 const noYear = (date: string, path: string): DomainError =>
   new DomainError('NO_FISCAL_YEAR', { message: `No fiscal year covers ${date}.`, details: [{ path, message: `${date} is outside every fiscal year.` }] });
 
+export interface PeriodRules {
+  /** A report as of a date (the balance sheet): `to` alone covers its fiscal year up to `to`. */
+  asOf?: boolean;
+}
+
 /**
  * The dates a report covers: a whole fiscal year (`fiscal_year_id`), a range inside one fiscal
- * year (`from` and `to`), or, with neither, the fiscal year containing today. A report stays in
- * one fiscal year because result accounts start from zero at each year's start.
+ * year (`from` and `to`), or, with neither, the fiscal year containing today; a report as of a
+ * date also takes `to` alone, from the start of its fiscal year. A report stays in one fiscal
+ * year because result accounts start from zero at each year's start.
  */
-export async function resolvePeriod(ctx: OperationContext, companyId: string, query: ReportRangeQuery): Promise<ReportPeriod> {
+export async function resolvePeriod(ctx: OperationContext, companyId: string, query: ReportRangeQuery, rules: PeriodRules = {}): Promise<ReportPeriod> {
   if (query.fiscal_year_id !== undefined && (query.from !== undefined || query.to !== undefined)) {
-    throw invalid('query.fiscal_year_id', 'Give either fiscal_year_id or from and to, not both.');
+    throw invalid('query.fiscal_year_id', `Give either fiscal_year_id or ${rules.asOf ? 'to (and optionally from)' : 'from and to'}, not both.`);
+  }
+  if (rules.asOf && query.from === undefined && query.to !== undefined) {
+    const year = await yearContaining(ctx, companyId, query.to);
+    if (!year) throw noYear(query.to, 'query.to');
+    return { from: year.start_date, to: query.to, fiscal_year: year };
+  }
+  if (rules.asOf && query.from !== undefined && query.to === undefined) {
+    throw invalid('query.to', 'A balance sheet is as of a date: give to (from alone has no end).');
   }
   if ((query.from === undefined) !== (query.to === undefined)) {
     throw invalid(query.from === undefined ? 'query.from' : 'query.to', 'from and to go together: give both, or neither.');

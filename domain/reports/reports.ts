@@ -9,7 +9,7 @@ import { accountFilterOf, generalLedgerPage, keyOfRow, ledgerPage, toLedgerLine 
 import { keysetPages } from './keyset.ts';
 import { formatOre, PdfTable, type PdfReportHeader } from './pdf.ts';
 import { printAccountBalances, printBalanceSheet, printIncomeStatement, printTrialBalance } from './pdf-layouts.ts';
-import { resolvePeriod } from './range.ts';
+import { type PeriodRules, resolvePeriod } from './range.ts';
 import { type ObjectFilter, resolveObjectFilter } from './object-filter.ts';
 import type {
   AccountBalances,
@@ -35,6 +35,8 @@ interface Statement<R extends { period: ReportPeriod }> {
   slug: string;
   load: (tx: OperationContext, companyId: string, period: ReportPeriod, filter: ObjectFilter | null) => Promise<R>;
   print: (sink: ByteSink, header: PdfReportHeader, report: R) => Promise<void>;
+  /** Which date ranges it takes (the balance sheet is as of a date). */
+  rules?: PeriodRules;
 }
 
 const ACCOUNT_BALANCES: Statement<AccountBalances> = {
@@ -64,6 +66,7 @@ const BALANCE_SHEET: Statement<BalanceSheet> = {
   load: async (tx, companyId, period, filter) =>
     buildBalanceSheet(period, await accountBalances(tx, companyId, period, filter), await resultBeforeYear(tx, companyId, period, filter)),
   print: printBalanceSheet,
+  rules: { asOf: true },
 };
 
 async function statementData<R extends { period: ReportPeriod }>(
@@ -74,7 +77,7 @@ async function statementData<R extends { period: ReportPeriod }>(
 ): Promise<R> {
   requireScope(ctx, 'companies:read');
   return withSnapshot(ctx, async (tx) => {
-    const period = await resolvePeriod(tx, companyId, query);
+    const period = await resolvePeriod(tx, companyId, query, statement.rules);
     return statement.load(tx, companyId, period, await resolveObjectFilter(tx, companyId, query));
   });
 }
@@ -98,7 +101,7 @@ async function statementPdf<R extends { period: ReportPeriod }>(
 ): Promise<BinaryBody> {
   requireScope(ctx, 'companies:read');
   const { report, company } = await withSnapshot(ctx, async (tx) => ({
-    report: await statement.load(tx, companyId, await resolvePeriod(tx, companyId, query), await resolveObjectFilter(tx, companyId, query)),
+    report: await statement.load(tx, companyId, await resolvePeriod(tx, companyId, query, statement.rules), await resolveObjectFilter(tx, companyId, query)),
     company: await companyHeading(tx, companyId),
   }));
   const header = headerOf(ctx, statement.title, company, report.period);

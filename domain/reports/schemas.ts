@@ -36,6 +36,16 @@ export const ReportRangeQuery = z.strictObject({
 });
 export type ReportRangeQuery = z.infer<typeof ReportRangeQuery>;
 
+/**
+ * A balance sheet is as of a date (ÅRL 3 kap. 1 §: assets, provisions, liabilities and equity "on
+ * the balance sheet date"): `to` alone is enough, and the comparison column is the start of its
+ * fiscal year. `from` with it moves that column to the start of from instead.
+ */
+export const BalanceSheetQuery = ReportRangeQuery.extend({
+  from: IsoDate.optional().describe('Optional, with to: the start column is the balance at the start of from. Default: the start of the fiscal year of to.'),
+  to: IsoDate.optional().describe('The date the balance sheet is as of, inclusive (alone is enough).'),
+});
+
 export const ReportPeriod = z
   .object({
     from: IsoDate,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Ore } from '../ledger/schemas.ts';
+import { Ore, SpanFilter } from '../ledger/schemas.ts';
+import { PaginationQuery } from '../kernel/pagination.ts';
 import { BooksDate } from '../kernel/books-dates.ts';
 
 const IsoDate = BooksDate;
@@ -15,6 +16,7 @@ export const VatBox = z.object({
 
 export const SettlementLine = z.object({ account: z.string(), debit: Ore, credit: Ore });
 
+export const VatReturnStatus = z.enum(['generated', 'submitted']);
 export const VatReturn = z
   .object({
     id: z.uuid(),
@@ -23,7 +25,7 @@ export const VatReturn = z
     period_end: IsoDate.describe('Inclusive.'),
     version: z.number().int().positive().describe('1, or higher for a correction.'),
     corrects_id: z.uuid().nullable().describe('The submitted version this one corrects.'),
-    status: z.enum(['generated', 'submitted']),
+    status: VatReturnStatus,
     boxes: z.array(VatBox).describe('Every box in form order.'),
     output_vat: SignedOre.describe('Declared boxes 10-12, 30-32, 60-62.'),
     input_vat: SignedOre.describe('Declared box 48.'),
@@ -37,6 +39,9 @@ export const VatReturn = z
   })
   .describe('A VAT return (momsdeklaration) from the committed ledger.');
 export type VatReturn = z.infer<typeof VatReturn>;
+
+export const VatReturnListQuery = z.strictObject({ status: VatReturnStatus.optional(), ...SpanFilter }).extend(PaginationQuery.shape);
+export type VatReturnListQuery = z.infer<typeof VatReturnListQuery>;
 
 export const VatReturnGenerateBody = z.strictObject({
   period_start: IsoDate.describe('First day of an accounting period, e.g. 2026-07-01.'),

@@ -5,7 +5,10 @@ import { emitEvent } from '../events/emit.ts';
 import { bookEntry } from '../ledger/commit.ts';
 import { fromSqlDate, toSqlDate } from '../ledger/schemas.ts';
 import { ENTRY_VISIBLE_SQL } from '../ledger/visibility.ts';
-import { VatReturn, type VatReturnGenerateBody } from './schemas.ts';
+import { z } from 'zod';
+import { BooksDate } from '../kernel/books-dates.ts';
+import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, type PaginationMeta } from '../kernel/pagination.ts';
+import { VatReturn, type VatReturnGenerateBody, type VatReturnListQuery } from './schemas.ts';
 import {
   type AccountSum,
   type ComputedBox,
@@ -78,10 +81,47 @@ export async function getVatReturn(ctx: OperationContext, companyId: string, id:
 }
 
 /** Every version of every period, newest period first (a few a year). */
-export async function listVatReturns(ctx: OperationContext, companyId: string): Promise<VatReturn[]> {
+const LIST_NAME = 'vat_returns';
+const ListKey = z.object({ start: BooksDate, end: BooksDate, version: z.number().int().positive() });
+
+/** Returns newest period first, every version (newest first), a page at a time. */
+export async function listVatReturns(
+  ctx: OperationContext,
+  companyId: string,
+  query: VatReturnListQuery,
+): Promise<{ vat_returns: VatReturn[]; pagination: PaginationMeta }> {
   requireScope(ctx, 'compliance:read');
-  const rows = await ctx.db.vatReturn.findMany({ where: { companyId }, orderBy: [{ periodStart: 'desc' }, { version: 'desc' }] });
-  return rows.map(toVatReturn);
+  const after = decodeKeysetCursor(LIST_NAME, query.cursor, ListKey);
+  const start = after && toSqlDate(after.start);
+  const end = after && toSqlDate(after.end);
+  const rows = await ctx.db.vatReturn.findMany({
+    where: {
+      companyId,
+      ...(query.status && { status: query.status }),
+      ...(query.from && { periodEnd: { gte: toSqlDate(query.from) } }),
+      AND: [
+        ...(query.to ? [{ periodStart: { lte: toSqlDate(query.to) } }] : []),
+        // (period_start, period_end, version) < the cursor's, in the descending order below.
+        ...(after && start && end
+          ? [
+              {
+                OR: [
+                  { periodStart: { lt: start } },
+                  { periodStart: start, periodEnd: { lt: end } },
+                  { periodStart: start, periodEnd: end, version: { lt: after.version } },
+                ],
+              },
+            ]
+          : []),
+      ],
+    },
+    orderBy: [{ periodStart: 'desc' }, { periodEnd: 'desc' }, { version: 'desc' }],
+    take: query.limit + 1,
+  });
+  const { page, pagination } = keysetPage(rows, query.limit, (last) =>
+    encodeKeysetCursor(LIST_NAME, { start: fromSqlDate(last.periodStart), end: fromSqlDate(last.periodEnd), version: last.version }),
+  );
+  return { vat_returns: page.map(toVatReturn), pagination };
 }
 
 /** The range must be whole accounting periods, all locked, so the figures can no longer move. */

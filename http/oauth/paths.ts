@@ -1,3 +1,15 @@
+/**
+ * The version of the MCP authorization specification this authorization server follows
+ * (Model Context Protocol, "Authorization"); docs/oauth.md and the connection guide name it.
+ */
+export const MCP_AUTHORIZATION_SPEC_VERSION = '2025-11-25';
+
+/**
+ * Access tokens are short-lived (the MCP authorization spec's "Token theft"); refresh tokens rotate.
+ * Here, not in provider.ts, so the connection guide can say it without loading the library.
+ */
+export const ACCESS_TOKEN_TTL_SECONDS = 10 * 60;
+
 /** Where the authorization server answers (oidc-provider's routes, renamed under /oauth). */
 export const OAUTH_ROUTES = {
   authorization: '/oauth/authorize',

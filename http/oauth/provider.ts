@@ -8,23 +8,22 @@ import { activeGrantByProviderId, revokeGrantByProviderId } from '../../domain/o
 import { ACCESS_TOKEN_ALG, loadSigningKeys } from '../../domain/oauth/signing-keys.ts';
 import { OAuthStateStore } from '../../domain/oauth/state-store.ts';
 import { SCOPES } from '../../domain/kernel/scopes.ts';
-import { interactionPath, OAUTH_ROUTES } from './paths.ts';
+import { ACCESS_TOKEN_TTL_SECONDS, interactionPath, OAUTH_ROUTES } from './paths.ts';
 import { PROTECTED_RESOURCES, resourceUri, type ProtectedResource } from './resources.ts';
 import { renderErrorPage } from './pages.ts';
 
 /**
- * Lifetimes (MCP authorization spec §"Token theft": short-lived access tokens; OAuth 2.1 §4.3.1:
- * public clients' refresh tokens rotate). An access token outlives a revoked grant by nothing:
- * admission reads the grant's credential record on every request.
+ * Lifetimes (MCP authorization spec §"Token theft": short-lived access tokens, ACCESS_TOKEN_TTL_SECONDS;
+ * OAuth 2.1 §4.3.1: public clients' refresh tokens rotate). An access token outlives a revoked
+ * grant by nothing: admission reads the grant's credential record on every request.
  */
-export const ACCESS_TOKEN_TTL_SECONDS = 10 * 60;
 const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60;
 const AUTHORIZATION_CODE_TTL_SECONDS = 60; // RFC 6749 §4.1.2 recommends at most 10 minutes
 const INTERACTION_TTL_SECONDS = 15 * 60;
 
 /**
  * The authorization server: node `oidc-provider` (OpenID-certified, maintained), configured for
- * the MCP authorization specification 2025-11-25 — authorization code with PKCE S256 only,
+ * the MCP authorization specification (MCP_AUTHORIZATION_SPEC_VERSION) — authorization code with PKCE S256 only,
  * dynamic client registration (RFC 7591), resource indicators (RFC 8707) binding each token to
  * one of our resources, JWT access tokens (RFC 9068) signed with a key kept in our database,
  * rotating refresh tokens whose reuse revokes the whole grant, exact redirect URI matching.

@@ -2,6 +2,8 @@ import { mkdtempSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { OPERATION_KINDS } from '../../domain/operations/kinds.ts';
+import { registry } from '../../registry/index.ts';
 import { ROOT, startBuilt, type RunningProcess } from '../helpers/process.ts';
 
 // npm start runs the compiled bundle in .build/ (scripts/build.mjs); these tests run that path,
@@ -27,6 +29,16 @@ describe('npm start: compiled JavaScript', () => {
     expect((await fetch(`${base}/health`)).status).toBe(200);
     const companies = await fetch(`${base}/companies`, { headers: { authorization: `Bearer ${key}` } });
     expect(companies.status).toBe(200);
+    // The bundle's folder loaders (static imports, scripts/build.mjs) find the operations and kinds the sources' loaders find.
+    const openapi = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId?: string }>> };
+    const served = Object.values(openapi.paths).flatMap((methods) => Object.values(methods).map((m) => m.operationId));
+    const documented = registry.operations.filter((op) => op.surfaces.includes('api')).map((op) => op.id);
+    expect(served.sort()).toEqual(documented.sort());
+    const [company] = ((await companies.json()) as { data: { companies: { id: string }[] } }).data.companies;
+    for (const kind of OPERATION_KINDS) {
+      const listed = await fetch(`${base}/companies/${company!.id}/operations?kind=${kind}`, { headers: { authorization: `Bearer ${key}` } });
+      expect(listed.status, kind).toBe(200);
+    }
     // The MCP tool list, compiled on the first /mcp request rather than at start-up, is served.
     const listed = await fetch(`http://127.0.0.1:${port}/mcp`, {
       method: 'POST',

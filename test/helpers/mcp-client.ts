@@ -6,6 +6,8 @@ import type { AppEnv } from '../../http/app-env.ts';
 
 export interface InProcessOptions {
   key?: string;
+  /** A bearer read before every request (an OAuth access token that may be renewed); instead of `key`. */
+  bearer?: () => Promise<string>;
   /** Query string for /mcp, e.g. `?toolsets=companies&variant=flat`. */
   query?: string;
   headers?: Record<string, string>;
@@ -20,7 +22,12 @@ export async function connectInProcess(app: Hono<AppEnv>, options: InProcessOpti
   const env = { incoming: { socket: { remoteAddress: options.remoteAddress ?? '203.0.113.77' } } };
   const transport = new StreamableHTTPClientTransport(new URL(`http://localhost/mcp${options.query ?? ''}`), {
     requestInit: { headers: { ...(options.key && { authorization: `Bearer ${options.key}` }), ...options.headers } },
-    fetch: async (url, init) => app.request(String(url), init, env as never),
+    fetch: async (url, init) => {
+      if (!options.bearer) return app.request(String(url), init, env as never);
+      const headers = new Headers(init?.headers);
+      headers.set('authorization', `Bearer ${await options.bearer()}`);
+      return app.request(String(url), { ...init, headers }, env as never);
+    },
   });
   const client = new Client({ name: 'mcp-test', version: '1.0.0' });
   await client.connect(transport);

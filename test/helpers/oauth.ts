@@ -9,8 +9,12 @@ import { createTestServices, type DbTarget, type TestServices } from './db.ts';
 /**
  * A real server on a loopback port whose PUBLIC_BASE_URL is its own origin (the OAuth issuer and
  * the token audiences are derived from it): the port is bound first, the app built once it is known.
+ * `app` is the same app, for in-process requests beside the flows over HTTP.
  */
-export async function startOAuthServer(target: DbTarget): Promise<{ t: TestServices; origin: string; close(): Promise<void> }> {
+export async function startOAuthServer(
+  target: DbTarget,
+  options: { config?: Record<string, string> } = {},
+): Promise<{ t: TestServices; origin: string; app: Hono<AppEnv>; close(): Promise<void> }> {
   let inner: Hono<AppEnv> | null = null;
   const outer = new Hono<AppEnv>();
   outer.all('*', (c) => {
@@ -19,17 +23,26 @@ export async function startOAuthServer(target: DbTarget): Promise<{ t: TestServi
   });
   const { server, port } = await listen(outer, 0, '127.0.0.1');
   const origin = `http://127.0.0.1:${port}`;
-  const t = await createTestServices(target, { config: { PUBLIC_BASE_URL: origin } });
-  inner = buildApp(t.services);
+  const t = await createTestServices(target, { config: { ...options.config, PUBLIC_BASE_URL: origin } });
+  const app = buildApp(t.services);
+  inner = app;
   return {
     t,
     origin,
+    app,
     close: async () => {
       await new Promise((resolve) => (server as Server).close(resolve));
       await t.close();
     },
   };
 }
+
+/**
+ * fetch on a connection of its own: the server runs in this process, so on a loaded machine its
+ * keep-alive timer can close a pooled socket just as the next request takes it (ECONNRESET).
+ */
+export const fetchFresh = (url: string, init: RequestInit = {}): Promise<Response> =>
+  fetch(url, { ...init, headers: { connection: 'close', ...(init.headers as Record<string, string> | undefined) } });
 
 export function pkcePair(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');
@@ -53,7 +66,7 @@ export class CookieJar {
 
 /** A browser request: cookies in and out, redirects not followed. */
 export async function browse(jar: CookieJar, url: string, init: { method?: string; form?: URLSearchParams; headers?: Record<string, string> } = {}) {
-  const response = await fetch(url, {
+  const response = await fetchFresh(url, {
     method: init.method ?? (init.form ? 'POST' : 'GET'),
     redirect: 'manual',
     headers: {
@@ -80,7 +93,7 @@ export interface Registered {
 
 /** RFC 7591 registration of a public native client with loopback redirect URIs. */
 export async function registerClient(origin: string, redirectUri: string): Promise<Registered & Record<string, unknown>> {
-  const response = await fetch(`${origin}/oauth/register`, {
+  const response = await fetchFresh(`${origin}/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
@@ -145,10 +158,75 @@ export async function authorizeByForm(options: FlowOptions): Promise<{ code: str
 }
 
 export async function tokenRequest(origin: string, params: Record<string, string>) {
-  const response = await fetch(`${origin}/oauth/token`, {
+  const response = await fetchFresh(`${origin}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(params).toString(),
   });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/**
+ * What a hosted client holds once a person has consented: an access token for one resource
+ * (through the whole flow: authorize, sign in, consent, code with PKCE), renewed with its rotating
+ * refresh token once half its life is gone, so a long suite never meets an expired token.
+ */
+export class OAuthSession {
+  private constructor(
+    private readonly origin: string,
+    private readonly clientId: string,
+    private readonly resource: string,
+    private tokens: { access_token: string; refresh_token: string; renewAt: number },
+  ) {}
+
+  static async grant(options: {
+    origin: string;
+    client: Registered;
+    apiKey: string;
+    resource: string;
+    scopes: readonly string[];
+    companies: readonly string[];
+  }): Promise<OAuthSession> {
+    const pkce = pkcePair();
+    const redirectUri = options.client.redirect_uris[0]!;
+    const { code } = await authorizeByForm({
+      origin: options.origin,
+      clientId: options.client.client_id,
+      redirectUri,
+      apiKey: options.apiKey,
+      resource: options.resource,
+      scopes: [...options.scopes],
+      grant: { companies: [...options.companies] },
+      challenge: pkce.challenge,
+    });
+    const answer = await tokenRequest(options.origin, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      client_id: options.client.client_id,
+      code_verifier: pkce.verifier,
+      resource: options.resource,
+    });
+    return new OAuthSession(options.origin, options.client.client_id, options.resource, OAuthSession.held(answer));
+  }
+
+  private static held(answer: Awaited<ReturnType<typeof tokenRequest>>) {
+    if (answer.status !== 200) throw new Error(`token: ${answer.status} ${JSON.stringify(answer.body)}`);
+    const body = answer.body as { access_token: string; refresh_token: string; expires_in: number };
+    return { access_token: body.access_token, refresh_token: body.refresh_token, renewAt: Date.now() + (body.expires_in * 1000) / 2 };
+  }
+
+  async accessToken(): Promise<string> {
+    if (Date.now() >= this.tokens.renewAt) {
+      this.tokens = OAuthSession.held(
+        await tokenRequest(this.origin, {
+          grant_type: 'refresh_token',
+          refresh_token: this.tokens.refresh_token,
+          client_id: this.clientId,
+          resource: this.resource,
+        }),
+      );
+    }
+    return this.tokens.access_token;
+  }
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CapabilityRecord } from '../../../domain/capabilities/record.ts';
+import { CapabilityListQuery, CapabilityRecord, pageCapabilities } from '../../../domain/capabilities/record.ts';
 import { defineOperation, READ_ONLY } from '../../define-operation.ts';
 import { localMirror } from './capability-source.ts';
 import { listCompaniesRecord } from './examples.ts';
@@ -10,15 +10,19 @@ export const listCapabilities = defineOperation({
   method: 'GET',
   path: '/capabilities',
   summary: 'List capability records',
-  description: 'Lists the capability record of every operation of this API, from the local registry (not paginated). Public; needs no API key.',
+  description:
+    'The capability record of every operation of this API, from the local registry, in id order; optionally of one surface or risk level. Cursor-paginated. Public; needs no API key.',
   auth: { public: true },
   ...READ_ONLY,
   database: 'none',
   errors: [],
-  input: {},
+  input: { query: CapabilityListQuery },
   output: z.object({ capabilities: z.array(CapabilityRecord) }),
   status: 200,
-  examples: { response: { capabilities: [listCompaniesRecord] } },
+  examples: { query: { surface: 'mcp' }, response: { capabilities: [listCompaniesRecord] } },
   surfaces: ['api', 'mcp', 'cli'],
-  handler: async () => ({ data: { capabilities: [...(await localMirror()).list] } }),
+  handler: async (_ctx, { query }) => {
+    const { capabilities, pagination } = pageCapabilities((await localMirror()).list, query);
+    return { data: { capabilities }, pagination };
+  },
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EventTypeInfo, describeEventTypes, describedEventType } from '../../../domain/events/catalog.ts';
+import { EventTypeInfo, EventTypeListQuery, describedEventType, pageEventTypes } from '../../../domain/events/catalog.ts';
 import { defineOperation, READ_ONLY } from '../../define-operation.ts';
 
 export const listEventTypes = defineOperation({
@@ -10,15 +10,18 @@ export const listEventTypes = defineOperation({
   summary: 'List event types',
   description:
     'Lists the 24 event types a webhook or the events feed can carry: per type its JSON Schema, an example event, the scopes that ' +
-    'receive it and whether it carries personal data. Public; needs no API key.',
+    'receive it and whether it carries personal data (filter: personal_data). Cursor-paginated. Public; needs no API key.',
   auth: { public: true },
   errors: [],
   ...READ_ONLY,
   database: 'none',
-  input: {},
+  input: { query: EventTypeListQuery },
   output: z.object({ event_types: z.array(EventTypeInfo) }),
   status: 200,
   examples: { response: { event_types: [describedEventType('journal_entry.committed')] } },
   surfaces: ['api', 'mcp', 'cli'],
-  handler: async () => ({ data: { event_types: describeEventTypes() } }),
+  handler: async (_ctx, { query }) => {
+    const { event_types, pagination } = pageEventTypes(query);
+    return { data: { event_types }, pagination };
+  },
 });

@@ -11,7 +11,8 @@ export const listAccounts = defineOperation({
   method: 'GET',
   path: '/companies/{companyId}/accounts',
   summary: 'List the chart of accounts',
-  description: "The company's BAS chart of accounts in number order, filtered by number range, type or active. Accounts are addressed by number.",
+  description:
+    "The company's BAS chart of accounts in number order, filtered by number range, type or active. Accounts are addressed by number. Cursor-paginated.",
   auth: { scope: 'companies:read' },
   ...READ_ONLY,
   errors: [],
@@ -20,5 +21,8 @@ export const listAccounts = defineOperation({
   status: 200,
   examples: { params: { companyId: COMPANY_ID }, query: { number_from: '1900', number_to: '1999' }, response: { accounts: [accountExample] } },
   surfaces: ['api', 'mcp', 'cli'],
-  handler: async (ctx, { params, query }) => ({ data: { accounts: await list(ctx, params.companyId, query) } }),
+  handler: async (ctx, { params, query }) => {
+    const { accounts, pagination } = await list(ctx, params.companyId, query);
+    return { data: { accounts }, pagination };
+  },
 });

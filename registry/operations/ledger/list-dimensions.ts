@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Dimension } from '../../../domain/ledger/dimension-schemas.ts';
+import { Dimension, DimensionListQuery } from '../../../domain/ledger/dimension-schemas.ts';
 import { listDimensions as list } from '../../../domain/ledger/dimensions.ts';
 import { COMPANY_ID, dimensionExample } from '../../../domain/ledger/examples.ts';
 import { defineOperation, READ_ONLY } from '../../define-operation.ts';
@@ -11,14 +11,18 @@ export const listDimensions = defineOperation({
   method: 'GET',
   path: '/companies/{companyId}/dimensions',
   summary: 'List dimensions',
-  description: "The company's dimensions (SIE #DIM: 1 cost centre, 6 project, 20+ own) in number order.",
+  description:
+    "The company's dimensions (SIE #DIM: 1 cost centre, 6 project, 20+ own) in number order, optionally the sub-dimensions of one. Cursor-paginated.",
   auth: { scope: 'companies:read' },
   ...READ_ONLY,
   errors: [],
-  input: { params: CompanyParams },
+  input: { params: CompanyParams, query: DimensionListQuery },
   output: z.object({ dimensions: z.array(Dimension) }),
   status: 200,
   examples: { params: { companyId: COMPANY_ID }, response: { dimensions: [dimensionExample] } },
   surfaces: ['api', 'mcp', 'cli'],
-  handler: async (ctx, { params }) => ({ data: { dimensions: await list(ctx, params.companyId) } }),
+  handler: async (ctx, { params, query }) => {
+    const { dimensions, pagination } = await list(ctx, params.companyId, query);
+    return { data: { dimensions }, pagination };
+  },
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FiscalYear } from '../../../domain/ledger/schemas.ts';
+import { FiscalYear, FiscalYearListQuery } from '../../../domain/ledger/schemas.ts';
 import { listFiscalYears as list } from '../../../domain/ledger/fiscal-years.ts';
 import { COMPANY_ID, fiscalYearExample } from '../../../domain/ledger/examples.ts';
 import { defineOperation, READ_ONLY } from '../../define-operation.ts';
@@ -12,13 +12,16 @@ export const listFiscalYears = defineOperation({
   method: 'GET',
   path: '/companies/{companyId}/fiscal-years',
   summary: 'List fiscal years',
-  description: "The company's fiscal years in date order, open or closed.",
+  description: "The company's fiscal years in date order, optionally of one status (open, closed) or those overlapping from-to. Cursor-paginated.",
   auth: { scope: 'companies:read' },
   ...READ_ONLY,
-  input: { params: CompanyParams },
+  input: { params: CompanyParams, query: FiscalYearListQuery },
   output: z.object({ fiscal_years: z.array(FiscalYear) }),
   status: 200,
-  examples: { params: { companyId: COMPANY_ID }, response: { fiscal_years: [fiscalYearExample] } },
+  examples: { params: { companyId: COMPANY_ID }, query: { status: 'open' }, response: { fiscal_years: [fiscalYearExample] } },
   surfaces: ['api', 'mcp', 'cli'],
-  handler: async (ctx, { params }) => ({ data: { fiscal_years: await list(ctx, params.companyId) } }),
+  handler: async (ctx, { params, query }) => {
+    const { fiscal_years, pagination } = await list(ctx, params.companyId, query);
+    return { data: { fiscal_years }, pagination };
+  },
 });

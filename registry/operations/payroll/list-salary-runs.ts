@@ -13,7 +13,7 @@ export const listSalaryRuns = defineOperation({
   method: 'GET',
   path: '/companies/{companyId}/salary-runs',
   summary: 'List salary runs',
-  description: 'Salary runs newest month first, optionally of one status.',
+  description: 'Salary runs newest month first, optionally of one status or months from-to. Cursor-paginated.',
   auth: { scope: 'payroll:read' },
   ...READ_ONLY,
   input: { params: CompanyParams, query: SalaryRunListQuery },
@@ -21,5 +21,8 @@ export const listSalaryRuns = defineOperation({
   status: 200,
   examples: { params: { companyId: COMPANY_ID }, query: { status: 'draft' }, response: { salary_runs: [salaryRunExample] } },
   surfaces: ['api', 'mcp', 'cli'],
-  handler: async (ctx, { params, query }) => ({ data: { salary_runs: await list(ctx, params.companyId, query.status) } }),
+  handler: async (ctx, { params, query }) => {
+    const { salary_runs, pagination } = await list(ctx, params.companyId, query);
+    return { data: { salary_runs }, pagination };
+  },
 });

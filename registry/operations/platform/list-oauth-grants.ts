@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listGrants, OAuthGrant } from '../../../domain/oauth/grants.ts';
+import { GrantListQuery, listGrants, OAuthGrant } from '../../../domain/oauth/grants.ts';
 import { defineOperation, READ_ONLY } from '../../define-operation.ts';
 import { grantExample } from './examples.ts';
 
@@ -9,15 +9,19 @@ export const listOAuthGrants = defineOperation({
   method: 'GET',
   path: '/oauth-grants',
   summary: 'List your OAuth grants',
-  description: 'Lists the agents you connected by OAuth (docs/oauth.md): client, companies, scopes, last use. An OAuth token sees only its own grant.',
+  description:
+    'Lists the agents you connected by OAuth (docs/oauth.md): client, companies, scopes, last use; newest first, optionally only revoked or live ones. Cursor-paginated. An OAuth token sees only its own grant.',
   auth: { scope: 'companies:read' },
   ...READ_ONLY,
   errors: [],
-  input: {},
+  input: { query: GrantListQuery },
   output: z.object({ grants: z.array(OAuthGrant) }),
   status: 200,
   examples: { response: { grants: [grantExample] } },
   // Not an MCP tool: the MCP tool list is at its token budget, and connecting agents is a person's business.
   surfaces: ['api', 'cli'],
-  handler: async (ctx) => ({ data: { grants: await listGrants(ctx) } }),
+  handler: async (ctx, { query }) => {
+    const { grants, pagination } = await listGrants(ctx, query);
+    return { data: { grants }, pagination };
+  },
 });

@@ -1,4 +1,4 @@
-import { BalanceSheet, ReportRangeQuery } from '../../../domain/reports/schemas.ts';
+import { BalanceSheet, BalanceSheetQuery } from '../../../domain/reports/schemas.ts';
 import { balanceSheetPdf, getBalanceSheet as balanceSheet } from '../../../domain/reports/reports.ts';
 import { balanceSheetExample } from '../../../domain/reports/examples.ts';
 import { defineOperation, READ_ONLY } from '../../define-operation.ts';
@@ -13,11 +13,11 @@ export const getBalanceSheet = defineOperation({
   summary: 'Get the balance sheet (balansräkning)',
   description:
     'Balance-sheet accounts (classes 1-2) at the start and end of the period in the BAS sections, with the result not yet moved to equity; ' +
-    `assets = equity + liabilities + result. ${RANGE_HELP}`,
+    `assets = equity + liabilities + result. As of a date: to alone starts the comparison column at the start of its fiscal year. ${RANGE_HELP}`,
   auth: { scope: 'companies:read' },
   ...READ_ONLY,
   errors: ERRORS,
-  input: { params: CompanyParams, query: ReportRangeQuery },
+  input: { params: CompanyParams, query: BalanceSheetQuery },
   output: BalanceSheet,
   status: 200,
   examples: { ...examples, response: balanceSheetExample },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { VatReturn } from '../../../domain/tax/schemas.ts';
+import { VatReturn, VatReturnListQuery } from '../../../domain/tax/schemas.ts';
 import { listVatReturns as list } from '../../../domain/tax/vat.ts';
 import { vatReturnExample } from '../../../domain/tax/examples.ts';
 import { COMPANY_ID } from '../../../domain/ledger/examples.ts';
@@ -13,13 +13,16 @@ export const listVatReturns = defineOperation({
   method: 'GET',
   path: '/companies/{companyId}/vat-returns',
   summary: 'List VAT returns',
-  description: 'VAT returns, newest period first, every version.',
+  description: 'VAT returns, newest period first, every version; optionally of one status or overlapping from-to. Cursor-paginated.',
   auth: { scope: 'compliance:read' },
   ...READ_ONLY,
-  input: { params: CompanyParams },
+  input: { params: CompanyParams, query: VatReturnListQuery },
   output: z.object({ vat_returns: z.array(VatReturn) }),
   status: 200,
-  examples: { params: { companyId: COMPANY_ID }, response: { vat_returns: [vatReturnExample] } },
+  examples: { params: { companyId: COMPANY_ID }, query: { from: '2026-01-01', to: '2026-12-31' }, response: { vat_returns: [vatReturnExample] } },
   surfaces: ['api', 'mcp', 'cli'],
-  handler: async (ctx, { params }) => ({ data: { vat_returns: await list(ctx, params.companyId) } }),
+  handler: async (ctx, { params, query }) => {
+    const { vat_returns, pagination } = await list(ctx, params.companyId, query);
+    return { data: { vat_returns }, pagination };
+  },
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keepListening } from '../../../domain/background/listen.ts';
 import { DELIVERY_CHANNEL } from '../../../domain/events/emit.ts';
-import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds/index.ts';
+import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds.ts';
 import { createOperationRunner } from '../../../domain/operations/runner.ts';
 import { OPERATIONS_CHANNEL } from '../../../domain/operations/store.ts';
 import { startWorker } from '../../../dispatcher/worker.ts';

@@ -6,7 +6,7 @@ import { columnOf } from '../../../domain/db/model-columns.ts';
 import { IDEMPOTENCY_STATES } from '../../../domain/idempotency/records.ts';
 import { ACCOUNT_TYPES, ENTRY_STATES, JournalEntry, VAT_CODES } from '../../../domain/ledger/schemas.ts';
 import { COMPARATIVE_KINDS } from '../../../domain/ledger/comparatives.ts';
-import { OPERATION_KINDS, OPERATION_STATUSES, TERMINAL_STATUSES as FINISHED_OPERATION_STATUSES } from '../../../domain/operations/schemas.ts';
+import { OPERATION_STATUSES, TERMINAL_STATUSES as FINISHED_OPERATION_STATUSES } from '../../../domain/operations/schemas.ts';
 import { Agi, SalaryRunStatus } from '../../../domain/payroll/schemas.ts';
 import { VatReturn } from '../../../domain/tax/schemas.ts';
 import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES } from '../../../domain/webhooks/schemas.ts';
@@ -38,7 +38,6 @@ const LISTS: Readonly<Record<string, { values: readonly string[]; subsets?: Read
   'accounts.vat_code': { values: VAT_CODES },
   'journal_entries.status': { values: ENTRY_STATES },
   'journal_entries.currency': { values: [...JournalEntry.shape.currency.values] },
-  'operations.kind': { values: OPERATION_KINDS },
   'operations.status': { values: OPERATION_STATUSES, subsets: { 'finished (finished_at is set)': FINISHED_OPERATION_STATUSES } },
   'salary_runs.status': { values: SalaryRunStatus.options },
   'agi_declarations.status': { values: Agi.shape.status.options },

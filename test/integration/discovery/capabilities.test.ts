@@ -6,6 +6,8 @@ import { discoveryApp, startLocalServer, type LocalServer } from '../../helpers/
 import { API_VERSION } from '../../../domain/kernel/version.ts';
 import { registry } from '../../../registry/index.ts';
 import { capabilityIdOf, capabilityRecord } from '../../../registry/capabilities.ts';
+import type { CapabilityRecord } from '../../../domain/capabilities/record.ts';
+import { encodeKeysetCursor } from '../../../domain/kernel/pagination.ts';
 
 const operations = registry.operations;
 const listCompaniesRecord = capabilityRecord(registry.byId('listCompanies')!);
@@ -20,12 +22,47 @@ describe('capability records over HTTP', () => {
   });
   afterAll(async () => t?.close());
 
-  it("lists every operation's record in the envelope, publicly, with the wrapped API headers", async () => {
-    const response = await call(app, 'GET', '/api/v1/capabilities', { headers: { authorization: 'Bearer junk' } });
+  /** Every page of the list from the first on, following next_cursor. */
+  async function walk(query: string): Promise<CapabilityRecord[]> {
+    const records: CapabilityRecord[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page <= operations.length; page++) {
+      const response = await call(app, 'GET', `/api/v1/capabilities?${query}${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(response.status, response.text).toBe(200);
+      records.push(...response.body.data.capabilities);
+      if (!response.body.meta.pagination.has_more) return records;
+      cursor = response.body.meta.pagination.next_cursor;
+    }
+    throw new Error('pagination did not terminate');
+  }
+  const byId = (records: readonly CapabilityRecord[]) => records.map((record) => record.capabilityId);
+  const sorted = (ids: string[]) => ids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+  it("lists every operation's record in the envelope, publicly, with the wrapped API headers, a page at a time", async () => {
+    const response = await call(app, 'GET', '/api/v1/capabilities?limit=200', { headers: { authorization: 'Bearer junk' } });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-robots-tag')).toBe('noai, noimageai');
     expect(response.body.meta).toMatchObject({ request_id: response.headers.get('x-request-id'), api_version: API_VERSION });
-    expect(response.body.data.capabilities.map((r: { operationId: string }) => r.operationId)).toEqual(operations.map((op) => op.id));
+    expect(response.body.meta.pagination).toEqual({ has_more: false, next_cursor: null });
+    const everyId = sorted(operations.map((op) => capabilityIdOf(op.id)));
+    expect(byId(response.body.data.capabilities)).toEqual(everyId);
+    // Small pages: every record once, in capability id order.
+    expect(byId(await walk('limit=7'))).toEqual(everyId);
+  });
+
+  it('filters by surface and risk level, and refuses unknown parameters and bad values', async () => {
+    const mcp = await walk('limit=9&surface=mcp');
+    expect(byId(mcp)).toEqual(sorted(operations.filter((op) => op.surfaces.includes('mcp')).map((op) => capabilityIdOf(op.id))));
+    const policy = await walk('limit=9&risk_level=L3');
+    expect(policy.length).toBeGreaterThan(0);
+    expect(byId(policy)).toEqual(sorted(operations.filter((op) => capabilityRecord(op).requiresPolicy).map((op) => capabilityIdOf(op.id))));
+    for (const query of ['page=2', 'surface=fax', 'risk_level=L2', 'limit=0']) {
+      expect((await call(app, 'GET', `/api/v1/capabilities?${query}`)).status, query).toBe(400);
+    }
+    // A cursor from another list restarts at page one.
+    const foreign = encodeKeysetCursor('periods', { start: '2026-01-01' });
+    const restarted = await call(app, 'GET', `/api/v1/capabilities?limit=3&cursor=${foreign}`);
+    expect(byId(restarted.body.data.capabilities)).toEqual(sorted(operations.map((op) => capabilityIdOf(op.id))).slice(0, 3));
   });
 
   it('resolves a record by capability id, operation id and either MCP tool name', async () => {

@@ -7,7 +7,7 @@ import { books, OFFICE_SUPPLIES } from '../../helpers/ledger.ts';
 import { PDF, uploadFile } from '../../helpers/documents.ts';
 import { buildApp } from '../../../cli/build-app.ts';
 import { createOperationRunner } from '../../../domain/operations/runner.ts';
-import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds/index.ts';
+import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds.ts';
 import { EVENT_TYPES, eventEnvelopeSchemaFor, type EventType } from '../../../domain/events/types.ts';
 
 const NOW = new Date('2027-01-15T10:00:00.000Z');

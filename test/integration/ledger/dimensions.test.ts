@@ -63,6 +63,19 @@ describe.each(DB_TARGETS)('dimensions and objects (%s)', (target) => {
       );
       // Another company sees none of them.
       expect((await o.send('GET', '/dimensions')).body.data.dimensions).toEqual([]);
+      // A cursor list: pages of one give every dimension once, in number order.
+      const walked: number[] = [];
+      let cursor = '';
+      for (let page = 0; page < 10; page++) {
+        const response = await b.send('GET', `/dimensions?limit=1${cursor && `&cursor=${cursor}`}`);
+        walked.push(...response.body.data.dimensions.map((d: { number: number }) => d.number));
+        if (!response.body.meta.pagination.has_more) break;
+        cursor = response.body.meta.pagination.next_cursor;
+      }
+      expect(walked).toEqual([1, 2, 6, 20]);
+      const subs = await b.send('GET', '/dimensions?parent_number=1');
+      expect(subs.body.data.dimensions.map((d: { number: number }) => d.number)).toEqual([2]);
+      for (const query of ['page=2', 'limit=0', 'parent_number=x']) expect((await b.send('GET', `/dimensions?${query}`)).status, query).toBe(400);
     });
 
     it('refuses a duplicate number, a number SIE keeps for later, an unknown parent and unknown fields', async () => {

@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
+import * as oauth from 'oauth4webapi';
+import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { connectionGuide } from '../../../discovery/connect-guide.ts';
 import { createMembership } from '../../../domain/users/admin.ts';
 import { DB_TARGETS } from '../../helpers/db.ts';
 import { makeCompany, makeTenant, type Tenant } from '../../helpers/factories.ts';
@@ -6,6 +10,7 @@ import {
   authorizeByForm,
   browse,
   CookieJar,
+  fetchFresh,
   hiddenField,
   pkcePair,
   registerClient,
@@ -68,6 +73,12 @@ describe.each(DB_TARGETS)('OAuth 2.1 authorization server (%s)', (target) => {
 
   const getCompanies = (token: string, companyId = '') =>
     fetch(`${api()}/companies${companyId ? `/${companyId}` : ''}`, { headers: { authorization: `Bearer ${token}` } });
+  const getJson = async (url: string, token: string) => {
+    const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    expect(response.status, url).toBe(200);
+    // `any`: the envelope of one list; the test reads the fields it relies on.
+    return (await response.json()) as any;
+  };
   const listTools = (token: string) =>
     fetch(mcp(), {
       method: 'POST',
@@ -106,6 +117,28 @@ describe.each(DB_TARGETS)('OAuth 2.1 authorization server (%s)', (target) => {
       expect(body.token_endpoint_auth_methods_supported).toContain('none');
       // Every endpoint the document names answers (no advertised route is missing).
       expect((await fetch(body.jwks_uri as string)).status).toBe(200);
+    });
+
+    it('read by clients not written here: oauth4webapi (RFC 8414 §3.3 issuer, RFC 9728 §3.3 resource) and the MCP SDK schemas', async () => {
+      const options = { algorithm: 'oauth2' as const, [oauth.allowInsecureRequests]: true, [oauth.customFetch]: fetchFresh };
+      const issuer = new URL(origin);
+      const server = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, options));
+      OAuthMetadataSchema.parse(server);
+      // RFC 8414 §2's REQUIRED fields (authorization and token endpoints: this server uses the code grant).
+      for (const field of ['issuer', 'response_types_supported', 'authorization_endpoint', 'token_endpoint'] as const)
+        expect(server[field], field).toBeDefined();
+      for (const resource of [mcp(), api(), origin]) {
+        const id = new URL(resource);
+        const metadata = await oauth.processResourceDiscoveryResponse(id, await oauth.resourceDiscoveryRequest(id, options));
+        OAuthProtectedResourceMetadataSchema.parse(metadata);
+        // RFC 9728 §2: resource is REQUIRED; authorization_servers names issuers whose metadata is above.
+        expect(metadata.authorization_servers, resource).toEqual([server.issuer]);
+      }
+      // The connection guide every discovery surface carries names exactly these endpoints.
+      const guide = connectionGuide(origin).steps.join('\n');
+      for (const endpoint of [server.registration_endpoint, server.authorization_endpoint, server.token_endpoint]) expect(guide).toContain(`${endpoint}`);
+      const challenge = (await fetch(mcp(), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).headers.get('www-authenticate')!;
+      expect(guide).toContain(/resource_metadata="([^"]+)"/.exec(challenge)![1]);
     });
 
     it('dynamic registration (RFC 7591 §3.2.1): 201 with a client_id and the registered metadata echoed', () => {
@@ -172,7 +205,7 @@ describe.each(DB_TARGETS)('OAuth 2.1 authorization server (%s)', (target) => {
     expect(new URL(refused.location!).searchParams.get('error')).toBe('invalid_target');
   });
 
-  it('a wrong PKCE verifier gets invalid_grant (RFC 7636 §4.6), and the code is then spent', async () => {
+  it('a wrong PKCE verifier gets invalid_grant (RFC 7636 §4.6); a code redeemed twice is refused and its tokens revoked (RFC 6749 §4.1.2)', async () => {
     const pkce = pkcePair();
     const { code } = await authorizeByForm({
       origin,
@@ -184,16 +217,144 @@ describe.each(DB_TARGETS)('OAuth 2.1 authorization server (%s)', (target) => {
       grant: { companies: [tenant.companyId] },
       challenge: pkce.challenge,
     });
-    const wrong = await tokenRequest(origin, {
+    const redeem = (verifier: string) =>
+      tokenRequest(origin, {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: redirectUri,
+        client_id: client.client_id,
+        code_verifier: verifier,
+        resource: mcp(),
+      });
+    const wrong = await redeem(pkcePair().verifier);
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error).toBe('invalid_grant');
+    // No verifier at all is no better.
+    const none = await tokenRequest(origin, {
       grant_type: 'authorization_code',
       code,
       redirect_uri: redirectUri,
       client_id: client.client_id,
-      code_verifier: pkcePair().verifier,
       resource: mcp(),
     });
-    expect(wrong.status).toBe(400);
-    expect(wrong.body.error).toBe('invalid_grant');
+    expect(none.status).toBe(400);
+    expect(['invalid_grant', 'invalid_request']).toContain(none.body.error);
+    // The client holding the verifier still redeems its code (a guess cannot burn it), once.
+    const right = await redeem(pkce.verifier);
+    expect(right.status, JSON.stringify(right.body)).toBe(200);
+    const token = right.body.access_token as string;
+    expect((await listTools(token)).status).toBe(200);
+    const replay = await redeem(pkce.verifier);
+    expect(replay.status).toBe(400);
+    expect(replay.body.error).toBe('invalid_grant');
+    // The replay revoked what the code had issued: the access token stops on its next request.
+    expect((await listTools(token)).status).toBe(401);
+  });
+
+  it('the token endpoint refuses a redirect_uri one character off the authorization request (RFC 6749 §4.1.3)', async () => {
+    const pkce = pkcePair();
+    const { code } = await authorizeByForm({
+      origin,
+      clientId: client.client_id,
+      redirectUri,
+      apiKey: tenant.key,
+      resource: mcp(),
+      scopes: ['companies:read'],
+      grant: { companies: [tenant.companyId] },
+      challenge: pkce.challenge,
+    });
+    const answer = await tokenRequest(origin, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: `${redirectUri}/`,
+      client_id: client.client_id,
+      code_verifier: pkce.verifier,
+      resource: mcp(),
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toBe('invalid_grant');
+    expect(answer.body.access_token).toBeUndefined();
+  });
+
+  it("a token not signed by us (every claim copied onto an attacker's key), or unsigned, is refused with invalid_token (RFC 6750 §3.1)", async () => {
+    const real = await tokens(api());
+    const claims = decodeJwt(real.access_token);
+    const header = decodeProtectedHeader(real.access_token);
+    // Every claim copied, signed by a key of an attacker's: the signature is checked.
+    const { privateKey } = await generateKeyPair('ES256');
+    const forged = await new SignJWT(claims).setProtectedHeader({ ...header, alg: 'ES256' }).sign(privateKey);
+    const refused = await getCompanies(forged);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    // Unsigned ("alg": "none") is not a token at all.
+    const unsigned = `${Buffer.from(JSON.stringify({ alg: 'none', typ: header.typ })).toString('base64url')}.${real.access_token.split('.')[1]}.`;
+    expect((await getCompanies(unsigned)).status).toBe(401);
+    expect((await getCompanies(real.access_token)).status).toBe(200);
+  });
+
+  it('revoking a grant (revokeOAuthGrant) stops its access tokens at once and its refresh token with them, on REST and MCP', async () => {
+    const forApi = await tokens(api());
+    const grants = await getJson(`${api()}/oauth-grants`, forApi.access_token);
+    // A grant's token sees only its own grant.
+    expect(grants.data.grants).toHaveLength(1);
+    const apiGrant = grants.data.grants[0].id as string;
+    const known = new Set(((await getJson(`${api()}/oauth-grants`, tenant.key)).data.grants as { id: string }[]).map((g) => g.id));
+    const forMcp = await tokens(mcp());
+    const mcpGrant = ((await getJson(`${api()}/oauth-grants`, tenant.key)).data.grants as { id: string }[]).find((g) => !known.has(g.id))!.id;
+    expect((await getCompanies(forApi.access_token)).status).toBe(200);
+    expect((await listTools(forMcp.access_token)).status).toBe(200);
+    for (const grantId of [apiGrant, mcpGrant]) {
+      const revoked = await fetch(`${api()}/oauth-grants/${grantId}/revoke`, { method: 'POST', headers: { authorization: `Bearer ${tenant.key}` } });
+      expect(revoked.status, await revoked.clone().text()).toBe(200);
+      expect(((await revoked.json()) as { data: { revoked_at: string | null } }).data.revoked_at).not.toBeNull();
+    }
+    const after = await getCompanies(forApi.access_token);
+    expect(after.status).toBe(401);
+    expect(after.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    expect((await listTools(forMcp.access_token)).status).toBe(401);
+    for (const [issued, resource] of [
+      [forApi, api()],
+      [forMcp, mcp()],
+    ] as const) {
+      const refresh = await tokenRequest(origin, { grant_type: 'refresh_token', refresh_token: issued.refresh_token, client_id: client.client_id, resource });
+      expect(refresh.status).toBe(400);
+      expect(refresh.body.error).toBe('invalid_grant');
+    }
+  });
+
+  it('revoking the refresh token at the revocation endpoint (RFC 7009) ends the grant: its access token stops too', async () => {
+    const forMcp = await tokens(mcp());
+    expect((await listTools(forMcp.access_token)).status).toBe(200);
+    const response = await fetch(`${origin}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: forMcp.refresh_token, token_type_hint: 'refresh_token', client_id: client.client_id }).toString(),
+    });
+    expect(response.status).toBe(200);
+    expect((await listTools(forMcp.access_token)).status).toBe(401);
+    const refresh = await tokenRequest(origin, {
+      grant_type: 'refresh_token',
+      refresh_token: forMcp.refresh_token,
+      client_id: client.client_id,
+      resource: mcp(),
+    });
+    expect(refresh.body.error).toBe('invalid_grant');
+  });
+
+  it('a refresh asking for a scope the grant lacks is refused with invalid_scope (RFC 6749 §6), and the grant keeps working', async () => {
+    const issued = await tokens(mcp());
+    const wider = await tokenRequest(origin, {
+      grant_type: 'refresh_token',
+      refresh_token: issued.refresh_token,
+      client_id: client.client_id,
+      resource: mcp(),
+      scope: 'companies:read companies:write',
+    });
+    expect(wider.status).toBe(400);
+    expect(wider.body.error).toBe('invalid_scope');
+    const same = await tokenRequest(origin, { grant_type: 'refresh_token', refresh_token: issued.refresh_token, client_id: client.client_id, resource: mcp() });
+    expect(same.status, JSON.stringify(same.body)).toBe(200);
+    expect(same.body.scope).toBe('companies:read');
   });
 
   it('PKCE is required: an authorization request without code_challenge is refused', async () => {
@@ -256,7 +417,7 @@ describe.each(DB_TARGETS)('OAuth 2.1 authorization server (%s)', (target) => {
     expect((await listTools(first.access_token)).status).toBe(401);
   });
 
-  it('consent never grants more than the signed-in key holds or the client asked for; CSRF on the form is refused', async () => {
+  it('consent never grants more than the signed-in key holds or the client asked for; CSRF on either form is refused', async () => {
     const pkce = pkcePair();
     const jar = new CookieJar();
     const url = new URL(`${origin}/oauth/authorize`);
@@ -296,6 +457,13 @@ describe.each(DB_TARGETS)('OAuth 2.1 authorization server (%s)', (target) => {
       for (const company of companies) form.append('company', company);
       return browse(jar, pageUrl, { form });
     };
+    // CSRF on the approval too: no token, a wrong one, and the right one from another origin.
+    const approve = (form: Record<string, string>, headers: Record<string, string> = {}) =>
+      browse(jar, pageUrl, { form: new URLSearchParams({ ticket, step: 'approve', scope: 'companies:read', company: tenant.companyId, ...form }), headers });
+    expect((await approve({})).status).toBe(403);
+    expect((await approve({ csrf: `${csrf}x` })).status).toBe(403);
+    expect((await approve({ csrf }, { origin: 'https://evil.example' })).status).toBe(403);
+    expect(await grants()).toBe(before);
     const beyondKey = await escalate(['companies:read', 'payroll:read'], [tenant.companyId]);
     expect(beyondKey.status).toBe(403);
     expect(beyondKey.text).toContain('payroll:read');

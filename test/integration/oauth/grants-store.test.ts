@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admit } from '../../../domain/apikeys/admit.ts';
 import { authenticateKey } from '../../../domain/apikeys/keys.ts';
 import type { OperationContext } from '../../../domain/context.ts';
-import { createGrant, listGrants, revokeGrant, revokeGrantByProviderId } from '../../../domain/oauth/grants.ts';
+import { createGrant, GrantListQuery, listGrants, revokeGrant, revokeGrantByProviderId } from '../../../domain/oauth/grants.ts';
 import { OAuthStateStore } from '../../../domain/oauth/state-store.ts';
 import { createMembership } from '../../../domain/users/admin.ts';
 import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
@@ -128,10 +128,28 @@ describe.each(DB_TARGETS)('OAuth state and grants (%s)', (target) => {
       });
       const admission = await admitOn(grant.apiKeyId, null);
       const asGrant = { ...ctx, actor: admission!.principal };
-      expect((await listGrants(asGrant)).map((g) => g.id)).toEqual([grant.id]);
-      expect((await listGrants(ctx)).length).toBeGreaterThan(1);
+      const all = GrantListQuery.parse({});
+      expect((await listGrants(asGrant, all)).grants.map((g) => g.id)).toEqual([grant.id]);
+      expect((await listGrants(ctx, all)).grants.length).toBeGreaterThan(1);
       await revokeGrantByProviderId(systemContext(t.services), 'pg-6', 'refresh_token_reuse');
       expect(await admitOn(grant.apiKeyId, null)).toBeNull();
+      expect((await listGrants(ctx, GrantListQuery.parse({ revoked: 'true' }))).grants.map((g) => g.id)).toContain(grant.id);
+      expect((await listGrants(ctx, GrantListQuery.parse({ revoked: 'false' }))).grants.map((g) => g.id)).not.toContain(grant.id);
+    });
+
+    it('lists the grants newest first a page at a time, each once', async () => {
+      const everyOne = (await listGrants(ctx, GrantListQuery.parse({ limit: '200' }))).grants.map((g) => g.id);
+      expect(everyOne.length).toBeGreaterThan(2);
+      const walked: string[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page <= everyOne.length; page++) {
+        const { grants, pagination } = await listGrants(ctx, GrantListQuery.parse({ limit: '1', ...(cursor && { cursor }) }));
+        walked.push(...grants.map((g) => g.id));
+        if (!pagination.has_more) break;
+        cursor = pagination.next_cursor ?? undefined;
+      }
+      expect(walked).toEqual(everyOne);
+      expect(() => GrantListQuery.parse({ page: '2' })).toThrow();
     });
 
     it('losing the membership takes the company out of the grant (composite foreign key)', async () => {

@@ -9,7 +9,7 @@ import { books } from '../../helpers/ledger.ts';
 import { blobOf, send } from '../../helpers/documents.ts';
 import { buildApp } from '../../../cli/build-app.ts';
 import { createOperationRunner } from '../../../domain/operations/runner.ts';
-import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds/index.ts';
+import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds.ts';
 
 /**
  * Every real SIE 4 file in ../shared/sie-samples (written by Fortnox, Visma, Mamut, Norstedts,

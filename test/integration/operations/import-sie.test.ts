@@ -7,7 +7,7 @@ import { blobOf, PDF, send } from '../../helpers/documents.ts';
 import { generatedAmount, generatedSie } from '../../helpers/sie.ts';
 import { buildApp } from '../../../cli/build-app.ts';
 import { createOperationRunner, LeaseLost, type Job } from '../../../domain/operations/runner.ts';
-import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds/index.ts';
+import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds.ts';
 import { importSieJob } from '../../../domain/operations/jobs/import-sie.ts';
 import { SIE_IMPORT_BATCH } from '../../../domain/sie/import.ts';
 import { decodeSie, encodeSie } from '../../../domain/sie/format.ts';

@@ -9,7 +9,7 @@ import { cancelOperation } from '../../../registry/operations/operations/cancel-
 import { books } from '../../helpers/ledger.ts';
 import { buildApp } from '../../../cli/build-app.ts';
 import { createOperationRunner, type Job } from '../../../domain/operations/runner.ts';
-import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds/index.ts';
+import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds.ts';
 import { eventEnvelopeSchemaFor } from '../../../domain/events/types.ts';
 import { sqlState } from '../../../domain/db/errors.ts';
 import { openDatabase } from '../../../domain/db/client.ts';

@@ -9,7 +9,7 @@ import { download } from '../../helpers/reports.ts';
 import { blobOf, send } from '../../helpers/documents.ts';
 import { buildApp } from '../../../cli/build-app.ts';
 import { createOperationRunner } from '../../../domain/operations/runner.ts';
-import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds/index.ts';
+import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds.ts';
 import { decodeSieFile } from '../../../domain/sie/import.ts';
 import { parseSie, type SieDocument } from '../../../domain/sie/parse.ts';
 

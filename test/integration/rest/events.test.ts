@@ -207,4 +207,23 @@ describe.each(DB_TARGETS)('events API (%s)', (target) => {
       'agi.submitted',
     ]);
   });
+
+  it('pages the event types in catalogue order, each once, and filters by personal_data', async () => {
+    const walk = async (query: string): Promise<string[]> => {
+      const seen: string[] = [];
+      let cursor = '';
+      for (let page = 0; page <= EVENT_TYPES.length; page++) {
+        const response = await call(app, 'GET', `/api/v1/event-types?${query}${cursor && `&cursor=${cursor}`}`);
+        expect(response.status, response.text).toBe(200);
+        seen.push(...response.body.data.event_types.map((entry: { type: string }) => entry.type));
+        if (!response.body.meta.pagination.has_more) return seen;
+        cursor = response.body.meta.pagination.next_cursor;
+      }
+      throw new Error('pagination did not terminate');
+    };
+    expect(await walk('limit=5')).toEqual([...EVENT_TYPES]);
+    expect(await walk('limit=4&personal_data=true')).toEqual(EVENT_TYPES.filter(isPayrollEventType));
+    expect(await walk('limit=7&personal_data=false')).toEqual(EVENT_TYPES.filter((type) => !isPayrollEventType(type)));
+    for (const query of ['page=2', 'limit=0', 'personal_data=yes']) expect((await call(app, 'GET', `/api/v1/event-types?${query}`)).status, query).toBe(400);
+  });
 });

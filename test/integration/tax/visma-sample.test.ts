@@ -7,7 +7,7 @@ import { books } from '../../helpers/ledger.ts';
 import { blobOf, send } from '../../helpers/documents.ts';
 import { buildApp } from '../../../cli/build-app.ts';
 import { createOperationRunner } from '../../../domain/operations/runner.ts';
-import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds/index.ts';
+import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds.ts';
 
 /**
  * Real books: Visma Compact 6.00's SIE 4 file (../shared/sie-samples, byte for byte as published).

@@ -1,19 +1,21 @@
-import { PDF } from '../../helpers/documents.ts';
-import { FILE_CONTENT_ARG } from '../../../mcp/arguments.ts';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Hono } from 'hono';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
-import { makeTenant, type Tenant } from '../../helpers/factories.ts';
-import { call } from '../../helpers/http.ts';
+import { DB_TARGETS } from '../../helpers/db.ts';
+import { makeCompany, makeTenant, type Tenant } from '../../helpers/factories.ts';
 import { connectInProcess, firstJson } from '../../helpers/mcp-client.ts';
-import { createApp } from '../../../rest/app.ts';
+import { OAuthSession, registerClient, startOAuthServer } from '../../helpers/oauth.ts';
+import { exampleParams, sendRest, toolArguments } from '../../helpers/op-requests.ts';
+import type { AppEnv } from '../../../http/app-env.ts';
 import { registry } from '../../../registry/index.ts';
 import { isPublic, type Operation } from '../../../registry/define-operation.ts';
-import { mountMcp } from '../../../mcp/http.ts';
-import { IDEMPOTENCY_ARG, compileTools, type ToolEntry } from '../../../mcp/tools.ts';
+import { compileTools, type ToolEntry } from '../../../mcp/tools.ts';
 import { DEFAULT_VARIANT } from '../../../mcp/naming.ts';
-import { fullPath, pathParamNames, requestContentType } from '../../../discovery/operation-traits.ts';
+import { pathParamNames } from '../../../discovery/operation-traits.ts';
+import { createMembership } from '../../../domain/users/admin.ts';
+import { SCOPES } from '../../../domain/kernel/scopes.ts';
+import { PROTECTED_RESOURCES, resourceUri, type ProtectedResource } from '../../../http/oauth/resources.ts';
 
 /**
  * The tenancy matrix, generated from the registry: every operation with a path id, called by a
@@ -22,7 +24,16 @@ import { fullPath, pathParamNames, requestContentType } from '../../../discovery
  * tenant replays the documented examples (reads, creates, updates; never deletes) and the ids in
  * the live answers are learned, so a new operation with examples is covered with no edit here.
  * An id no example produces falls back to a random uuid, and the suite prints which.
+ *
+ * Every probe is sent with three credentials of the intruder's (issue 31: the matrix runs with
+ * OAuth tokens as well as API keys): its API key; OAuth access tokens (one per resource, /api/v1
+ * and /mcp) it got through the real flow — registration, sign-in, consent, code with PKCE — for
+ * its own company with every scope; and tokens the owner itself granted for another of its
+ * companies only, which must reach nothing of the company the grant left out.
  */
+
+/** A fresh database and its migrations: about a minute on a loaded two-core machine. */
+const START_TIMEOUT_MS = 300_000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const COMPANY_PARAM = 'companyId';
@@ -39,14 +50,6 @@ function isIdParam(op: Operation, name: string): boolean {
 /** Reads before creates before updates; deletes never run, so every learned id stays alive. */
 const phase = (op: Operation): number =>
   op.sideEffects.includes('delete') ? 3 : op.sideEffects.includes('update') ? 2 : op.sideEffects.includes('create') ? 1 : 0;
-
-/** Substitutes learned ids for example ids anywhere in an example value (bodies may name resources). */
-function withIds(value: unknown, ids: ReadonlyMap<string, string>): unknown {
-  if (typeof value === 'string') return ids.get(value) ?? value;
-  if (Array.isArray(value)) return value.map((item) => withIds(item, ids));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withIds(v, ids)]));
-  return value;
-}
 
 /** An error body with the ids and per-request values masked, to compare a foreign id's answer with an unknown one's. */
 function normalise(text: string, ids: readonly string[]): unknown {
@@ -69,6 +72,14 @@ function normalise(text: string, ids: readonly string[]): unknown {
   return strip(body);
 }
 
+/** One way the intruder presents itself: a bearer per surface, and the company it may act on. */
+interface Credential {
+  label: string;
+  companyId: string;
+  bearer(resource: ProtectedResource): Promise<string>;
+  mcp: Client;
+}
+
 interface Probe {
   label: string;
   params: Record<string, string>;
@@ -77,11 +88,13 @@ interface Probe {
 }
 
 describe.each(DB_TARGETS)('tenancy matrix: another company gets 404 for every operation with a path id (%s)', (target) => {
-  let t: TestServices;
-  let app: ReturnType<typeof createApp>;
+  let server: Awaited<ReturnType<typeof startOAuthServer>>;
+  let app: Hono<AppEnv>;
   let owner: Tenant;
   let intruder: Tenant;
-  let mcp: Client;
+  const credentials: Credential[] = [];
+  /** Requests each credential sent, per surface, and the answers that were not a clean 404 (the report's figures). */
+  const sent = new Map<string, { rest: number; mcp: number; bypasses: number }>();
   /** Example id → the owner's real id for it. */
   const realIds = new Map<string, string>();
   const replayed: string[] = [];
@@ -98,9 +111,6 @@ describe.each(DB_TARGETS)('tenancy matrix: another company gets 404 for every op
     }
   }
 
-  const exampleParams = (op: Operation): Record<string, string> =>
-    Object.fromEntries(Object.entries((op.examples.params ?? {}) as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
-
   /** The owner's params for an example, or null while one of its ids is unknown. */
   function ownerParams(op: Operation): Record<string, string> | null {
     const params: Record<string, string> = {};
@@ -112,21 +122,10 @@ describe.each(DB_TARGETS)('tenancy matrix: another company gets 404 for every op
     return params;
   }
 
-  const pathOf = (op: Operation, params: Record<string, string>): string => {
-    const path = fullPath(op).replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(params[name] ?? ''));
-    const query = new URLSearchParams(Object.entries((op.examples.query ?? {}) as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
-    return `${path}${query.size > 0 ? `?${query}` : ''}`;
-  };
+  const send = (op: Operation, params: Record<string, string>, key: string) => sendRest(app, op, params, key, realIds);
 
-  const send = (op: Operation, params: Record<string, string>, key: string) =>
-    call(app, op.method, pathOf(op, params), {
-      key,
-      ...(op.examples.body !== undefined && requestContentType(op) === 'application/json' && { body: withIds(op.examples.body, realIds) }),
-      headers: op.idempotencyKey === 'none' ? {} : { 'idempotency-key': randomUUID() },
-    });
-
-  /** The probes for one operation: the owner's company with its ids, and the intruder's own company with the owner's resource ids. */
-  function probes(op: Operation): Probe[] {
+  /** The probes for one operation: the owner's company with its ids, and the credential's own company with the owner's resource ids. */
+  function probes(op: Operation, ownCompany: string): Probe[] {
     const names = pathParamNames(op).filter((name) => isIdParam(op, name));
     const examples = exampleParams(op);
     const resolved: Record<string, string> = { ...examples };
@@ -143,7 +142,7 @@ describe.each(DB_TARGETS)('tenancy matrix: another company gets 404 for every op
     if (names.includes(COMPANY_PARAM) && names.length > 1) {
       list.push({
         label: "its own company with the owner's resource ids",
-        params: { ...resolved, [COMPANY_PARAM]: intruder.companyId },
+        params: { ...resolved, [COMPANY_PARAM]: ownCompany },
         foreignIds: foreignIds.filter((id) => id !== owner.companyId),
       });
     }
@@ -157,13 +156,49 @@ describe.each(DB_TARGETS)('tenancy matrix: another company gets 404 for every op
     return params;
   };
 
+  const count = (credential: Credential, surface: 'rest' | 'mcp', refused: boolean) => {
+    const tally = sent.get(credential.label) ?? { rest: 0, mcp: 0, bypasses: 0 };
+    tally[surface] += 1;
+    if (!refused) tally.bypasses += 1;
+    sent.set(credential.label, tally);
+  };
+
+  /** OAuth tokens for /api/v1 and /mcp, through the real flow: `apiKey`'s holder consents to `companies` with every scope. */
+  async function oauthCredential(label: string, apiKey: string, companyId: string): Promise<Credential> {
+    const client = await registerClient(server.origin, 'http://127.0.0.1:49152/callback');
+    const sessions = new Map<ProtectedResource, OAuthSession>();
+    for (const resource of Object.keys(PROTECTED_RESOURCES) as ProtectedResource[]) {
+      sessions.set(
+        resource,
+        await OAuthSession.grant({
+          origin: server.origin,
+          client,
+          apiKey,
+          resource: resourceUri(server.origin, resource),
+          scopes: SCOPES,
+          companies: [companyId],
+        }),
+      );
+    }
+    const bearer = (resource: ProtectedResource) => sessions.get(resource)!.accessToken();
+    return { label, companyId, bearer, mcp: await connectInProcess(app, { bearer: () => bearer('mcp') }) };
+  }
+
   beforeAll(async () => {
-    t = await createTestServices(target, { config: { WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.0/8,::1/128' } });
-    app = createApp(t.services, registry, [mountMcp]);
-    const db = t.services.database.prisma;
+    server = await startOAuthServer(target, { config: { WEBHOOK_ALLOWED_PRIVATE_CIDRS: '127.0.0.0/8,::1/128' } });
+    app = server.app;
+    const db = server.t.services.database.prisma;
     owner = await makeTenant(db);
     intruder = await makeTenant(db);
-    mcp = await connectInProcess(app, { key: intruder.key });
+    // The owner has connected an agent before: its grant is one of the owner's resources (listOAuthGrants teaches its id).
+    await OAuthSession.grant({
+      origin: server.origin,
+      client: await registerClient(server.origin, 'http://127.0.0.1:49152/callback'),
+      apiKey: owner.key,
+      resource: resourceUri(server.origin, 'api'),
+      scopes: ['companies:read'],
+      companies: [owner.companyId],
+    });
 
     for (const op of registry.operations) {
       const companyId = exampleParams(op)[COMPANY_PARAM];
@@ -189,75 +224,96 @@ describe.each(DB_TARGETS)('tenancy matrix: another company gets 404 for every op
       const response = await send(op, params, owner.key);
       if (response.status === 200 && op.output && op.examples.response !== undefined) learnIds(op.output.parse(op.examples.response), response.body?.data);
     }
-  });
+
+    // The intruder's credentials, made once the owner's ids are known (so no probe can name a grant of these).
+    credentials.push({
+      label: 'API key',
+      companyId: intruder.companyId,
+      bearer: async () => intruder.key,
+      mcp: await connectInProcess(app, { key: intruder.key }),
+    });
+    credentials.push(await oauthCredential('OAuth token of another user', intruder.key, intruder.companyId));
+    // The owner's own grant for its second company: a grant's companies bound it as a membership does.
+    const second = await makeCompany(db);
+    await createMembership(db, { userId: owner.userId, companyId: second, role: 'owner' });
+    credentials.push(await oauthCredential("OAuth token of the owner's, granted another company", owner.key, second));
+  }, START_TIMEOUT_MS);
 
   afterAll(async () => {
     if (randomFor.size > 0) {
       console.info(`tenancy matrix (${target}): no example created a real id for ${[...randomFor].sort().join(', ')}; those probes used a random uuid`);
     }
-    await mcp?.close();
-    await t?.close();
+    for (const [label, tally] of sent)
+      console.info(`tenancy matrix (${target}), ${label}: ${tally.rest} REST requests, ${tally.mcp} MCP tool calls, ${tally.bypasses} bypasses`);
+    for (const credential of credentials) await credential.mcp.close();
+    await server?.close();
   });
 
-  it('covers operations from the registry and probes most of them with real ids', () => {
+  it('covers operations from the registry and probes most of them with real ids, with every credential', () => {
     expect(guarded.length).toBeGreaterThan(0);
     // The replay really built resources: more ids than the company's were learned.
     expect(new Set(realIds.values()).size).toBeGreaterThan(1);
     expect(replayed.length).toBeGreaterThan(0);
+    expect(credentials.map((credential) => credential.label)).toHaveLength(3);
+  });
+
+  it('every credential acts on its own company (so a 404 below is tenancy, not a dead credential)', async () => {
+    const read = registry.operations.find((op) => op.id === 'getCompany')!;
+    for (const credential of credentials) {
+      const own = await send(read, { [COMPANY_PARAM]: credential.companyId }, await credential.bearer('api'));
+      expect(own.status, `${credential.label}: ${own.text}`).toBe(200);
+      const tool = await credential.mcp.callTool({
+        name: tools.get(read.id)!.name,
+        arguments: toolArguments(tools.get(read.id)!, { [COMPANY_PARAM]: credential.companyId }),
+      });
+      expect(tool.isError, `${credential.label}: ${JSON.stringify(tool)}`).toBeFalsy();
+    }
   });
 
   it.each(guarded.map((op) => [op.id, op] as const))('REST %s', async (_id, op) => {
-    for (const probe of probes(op)) {
-      const foreign = await send(op, probe.params, intruder.key);
-      const context = `${op.id} with ${probe.label}: ${foreign.text}`;
-      expect(foreign.status, context).toBe(404);
-      expect(foreign.body?.error?.code, context).toBe('NOT_FOUND');
-      expect(foreign.body?.data, context).toBeUndefined();
+    for (const credential of credentials) {
+      for (const probe of probes(op, credential.companyId)) {
+        const foreign = await send(op, probe.params, await credential.bearer('api'));
+        count(credential, 'rest', foreign.status === 404 && foreign.body?.data === undefined);
+        const context = `${op.id} with ${probe.label}, as ${credential.label}: ${foreign.text}`;
+        expect(foreign.status, context).toBe(404);
+        expect(foreign.body?.error?.code, context).toBe('NOT_FOUND');
+        expect(foreign.body?.data, context).toBeUndefined();
 
-      // Exactly like an id nobody has: same status, same body once ids and request ids are masked.
-      const twin = unknownTwin(probe);
-      const unknown = await send(op, twin, intruder.key);
-      expect(unknown.status, `${op.id} unknown twin: ${unknown.text}`).toBe(404);
-      const order = pathParamNames(op);
-      expect(
-        normalise(
-          foreign.text,
-          order.map((n) => probe.params[n]!),
-        ),
-        context,
-      ).toEqual(
-        normalise(
-          unknown.text,
-          order.map((n) => twin[n]!),
-        ),
-      );
+        // Exactly like an id nobody has: same status, same body once ids and request ids are masked.
+        const twin = unknownTwin(probe);
+        const unknown = await send(op, twin, await credential.bearer('api'));
+        count(credential, 'rest', true);
+        expect(unknown.status, `${op.id} unknown twin, as ${credential.label}: ${unknown.text}`).toBe(404);
+        const order = pathParamNames(op);
+        expect(
+          normalise(
+            foreign.text,
+            order.map((n) => probe.params[n]!),
+          ),
+          context,
+        ).toEqual(
+          normalise(
+            unknown.text,
+            order.map((n) => twin[n]!),
+          ),
+        );
+      }
     }
   });
 
   const mcpGuarded = guarded.filter((op) => tools.has(op.id));
   it.each(mcpGuarded.map((op) => [op.id, op] as const))('MCP %s', async (_id, op) => {
     const entry = tools.get(op.id)!;
-    for (const probe of probes(op)) {
-      const body = op.examples.body !== undefined ? withIds(op.examples.body, realIds) : undefined;
-      const query = (op.examples.query ?? {}) as Record<string, unknown>;
-      // In the tool's own argument names (company_id, entry_id, …), through its argument map.
-      const args: Record<string, unknown> = {};
-      const put = (part: 'params' | 'query' | 'body', values: Record<string, unknown>) => {
-        for (const [key, value] of Object.entries(values)) args[entry.argumentFor(part, key) ?? key] = value;
-      };
-      put('params', probe.params);
-      put('query', query);
-      if (body !== undefined) {
-        if (body !== null && typeof body === 'object' && !Array.isArray(body)) put('body', body as Record<string, unknown>);
-        else args.body = body;
+    for (const credential of credentials) {
+      for (const probe of probes(op, credential.companyId)) {
+        const result = await credential.mcp.callTool({ name: entry.name, arguments: toolArguments(entry, probe.params, realIds) });
+        count(credential, 'mcp', result.isError === true && result.structuredContent === undefined);
+        const context = `${entry.name} with ${probe.label}, as ${credential.label}: ${JSON.stringify(result)}`;
+        expect(result.isError, context).toBe(true);
+        expect(firstJson(result).error?.code, context).toBe('NOT_FOUND');
+        expect(result.structuredContent, context).toBeUndefined();
       }
-      if (op.input.file) args[FILE_CONTENT_ARG] = PDF.toString('base64');
-      if (op.idempotencyKey !== 'none') args[IDEMPOTENCY_ARG] = randomUUID();
-      const result = await mcp.callTool({ name: entry.name, arguments: args });
-      const context = `${entry.name} with ${probe.label}: ${JSON.stringify(result)}`;
-      expect(result.isError, context).toBe(true);
-      expect(firstJson(result).error?.code, context).toBe('NOT_FOUND');
-      expect(result.structuredContent, context).toBeUndefined();
     }
   });
 
