@@ -103,7 +103,8 @@ function startProcess(command: string, args: string[], env: Record<string, strin
       }),
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = once(child, 'exit');
+      // 'close', not 'exit': only then has all of stderr been read (the shutdown line is the last one).
+      const exited = once(child, 'close');
       if (group) process.kill(-child.pid!, 'SIGTERM');
       else child.kill('SIGTERM');
       await exited;
