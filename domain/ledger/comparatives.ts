@@ -1,7 +1,7 @@
 import type { OperationContext } from '../context.ts';
 
 /**
- * Comparative figures (migration 20261129400100, docs/sie.md "Prior years"): an earlier program's
+ * Comparative figures (migration 20261129400001, docs/sie.md "Prior years"): an earlier program's
  * balances for a year before the company's books with us, as an SIE file's #RAR -1, -2, … and
  * their #IB, #UB and #RES gave them (SIE 4B §8). Figures, not vouchers.
  */
