@@ -5,7 +5,7 @@ import { configFromEnvironment, startupStep } from './load-config.ts';
 const config = configFromEnvironment();
 const applied = await startupStep(async () => {
   // A session advisory lock serialises migrators: never through a transaction-mode pooler.
-  if (config.DATABASE_DIRECT_URL) return migratePostgres(config.DATABASE_DIRECT_URL);
+  if (config.DATABASE_MIGRATION_URL) return migratePostgres(config.DATABASE_MIGRATION_URL);
   const database = await openDatabase({ dataDir: config.DATA_DIR, processName: 'npm run migrate' });
   try {
     return await migratePglite(database.pglite!);

@@ -1,6 +1,6 @@
 import { createServices } from '../domain/bootstrap.ts';
 import { DEMO_EMAIL, seedDemo } from '../domain/users/seed.ts';
-import { defaultPublicBaseUrl } from '../domain/kernel/config.ts';
+import { defaultPublicBaseUrl, httpTimeouts } from '../domain/kernel/config.ts';
 import { listen } from '../rest/server.ts';
 import { configFromEnvironment, startupStep } from './load-config.ts';
 import { buildApp } from './build-app.ts';
@@ -20,7 +20,7 @@ const app = await startupStep(async () => buildApp(services, { metrics }));
 // Both ports are bound before the demo is seeded: a first start that cannot listen (a taken port)
 // stops before a key exists, so the next start seeds and prints one; and the printed curl line names
 // the port this very server holds, never another server's on a port it failed to take.
-const { server, port } = await startupStep(() => listen(app, config.PORT, config.HOST), { port: config.PORT, host: config.HOST });
+const { server, port } = await startupStep(() => listen(app, config.PORT, config.HOST, httpTimeouts(config)), { port: config.PORT, host: config.HOST });
 // Metrics on their own port, never the API's.
 const metricsServer = metrics ? await serveMetrics(services, metrics) : null;
 // The URL to open: PUBLIC_BASE_URL (by default HOST and PORT); with PORT=0 the port picked only now.

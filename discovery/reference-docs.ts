@@ -97,6 +97,8 @@ function renderIndex(operations: readonly DescribedOperation[]): string {
       '- **Connection**: `ACCOUNTING_API_URL` (default `http://localhost:3000`) and `ACCOUNTING_API_KEY`, or `--base-url` and `--api-key`; `ACCOUNTING_COMPANY_ID` fills `--company`.',
       '- **Input**: one flag per path, query and body field (`event_type` → `--event-type`, `companyId` → `--company`); `--data @body.json` or `--data -` (stdin) for a whole body; `--dry-run`; `--idempotency-key` (made up and printed when an operation requires one).',
       '- **Output**: a table or summary; `--json` prints exactly `data`; `--all` follows the cursor through every page; binary answers go to `--output <file>` or stdout.',
+      '- **Waiting**: `--wait` on an operation that answers 202 (SIE import, year-end close, delivery recovery) polls it to its end with progress on stderr, prints the final operation as JSON and exits with its outcome.',
+      `- **Shell completion**: \`${CLI_NAME} completion bash|zsh|fish\` prints a completion script generated from the same registry (see the README for installing it).`,
       `- **Errors**: the message, recovery hint and docs URL on stderr. ${CLI_EXIT_TEXT}`,
       `- **Webhooks locally**: \`${CLI_NAME} listen --forward-to http://localhost:8080/hook\` follows the events feed and POSTs each new event to your receiver, signed exactly as deliveries are, with a secret it prints at start.`,
     ].join('\n'),

@@ -31,6 +31,13 @@ const WEBHOOK_MISSING = 'webhook_missing';
 const SECRET_UNDECRYPTABLE = 'secret_undecryptable';
 const PREPARE_FAILED = 'prepare_failed';
 
+/**
+ * How long a delivery whose secret cannot be decrypted waits before it is tried again. Not an
+ * attempt and never terminal (issue 28): the secret is fine, the process's key is not, and an
+ * operator who fixes the key gets every such delivery sent; health and metrics count them meanwhile.
+ */
+export const KEY_WAIT_MS = 5 * 60_000;
+
 /** A claimed batch whose requests have all finished, waiting to be recorded. */
 export interface SentBatch {
   attempts: { row: ClaimedDelivery; sent: Sent }[];
@@ -41,11 +48,16 @@ const EMPTY: BatchSummary = { picked: 0, delivered: 0, failed: 0, dead: 0 };
 interface Sent extends SendResult {
   /** Set when the row ends dead without a request (tenancy mismatch, disabled webhook, preparation failure). */
   forcedDead?: string;
+  /** Set when the row waits without a request and without counting an attempt (an undecryptable secret). */
+  held?: string;
 }
 
-/** A failure before the send whose cause has a name of its own. */
+/** A failure before the send whose cause has a name of its own; `waits` when the row must wait, not die. */
 class PreparationError extends Error {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    readonly waits = false,
+  ) {
     super(reason);
   }
 }
@@ -63,8 +75,8 @@ export const dispatcherContext = (services: Services): OperationContext => ({
 /**
  * Claims one batch and sends every row concurrently: a sequential batch against 10 s timeouts
  * would outlive the stuck threshold. No row can stall the batch: one that cannot be prepared
- * (vanished webhook, undecryptable secret, any exception before the send) ends dead with a
- * reason naming the cause, and the others are sent. Null when nothing was due.
+ * (vanished webhook, any exception before the send) ends dead with a reason naming the cause, one
+ * whose secret cannot be decrypted waits (KEY_WAIT_MS), and the others are sent. Null when nothing was due.
  */
 export async function claimAndSend(services: Services, sender: Sender, batchSize: number): Promise<SentBatch | null> {
   const claimed = await claimDeliveries(services.database.prisma, batchSize, services.now());
@@ -76,7 +88,7 @@ export async function claimAndSend(services: Services, sender: Sender, batchSize
       try {
         secret = services.secretBox.decrypt(sealed);
       } catch {
-        throw new PreparationError(SECRET_UNDECRYPTABLE);
+        throw new PreparationError(SECRET_UNDECRYPTABLE, true);
       }
       secrets.set(sealed, secret);
     }
@@ -98,6 +110,12 @@ export async function recordBatch(services: Services, batch: SentBatch): Promise
   const failingBefore = new Map<string, boolean>();
   const summary: BatchSummary = { ...EMPTY, picked: batch.attempts.length };
   for (const { row, sent } of batch.attempts) {
+    if (sent.held) {
+      // Waits: no attempt counted or logged, no health signal (nothing was sent), never dead.
+      const wait: Outcome = { status: 'failed', nextAttemptAt: new Date(now.getTime() + KEY_WAIT_MS), reason: sent.held };
+      records.push({ ...attemptRecord(row, sent, wait), counted: false });
+      continue;
+    }
     const outcome: Outcome = sent.forcedDead
       ? { status: 'dead', reason: sent.forcedDead, disableWebhook: null }
       : decideOutcome(sent.result, row.attempts + 1, sent.finishedAt);
@@ -125,7 +143,9 @@ export async function recordBatch(services: Services, batch: SentBatch): Promise
     await withTransaction(dispatcherContext(services), async (tx) => {
       // Deliveries first, then webhooks in id order: a webhook DELETE locks in the same order
       // (its unfinished deliveries, then the webhook), and two batches lock webhooks alike.
-      await recordOutcomes(tx.db, records);
+      // Nothing recorded: a retry of a batch whose first recording did commit, or rows recovered
+      // meanwhile. Their health signals and disables were applied then, or belong to no claim now.
+      if ((await recordOutcomes(tx.db, records)) === 0) return;
       const webhookIds = [...new Set([...changes.map((c) => c.webhookId), ...disables.keys()])].sort();
       await tx.db.$queryRaw`
       SELECT id FROM webhooks WHERE id IN (SELECT jsonb_array_elements_text(${JSON.stringify(webhookIds)}::jsonb)::uuid)
@@ -138,7 +158,10 @@ export async function recordBatch(services: Services, batch: SentBatch): Promise
         await disableWebhookFor(tx, webhookId, reason, lastError);
       }
     });
-  for (const [index, { row }] of batch.attempts.entries()) logOutcome(services.logger, row, records[index]!);
+  for (const [index, { row }] of batch.attempts.entries()) {
+    const record = records[index]!;
+    if (record.counted) logOutcome(services.logger, row, record); // a waiting row said so when it was held
+  }
   return summary;
 }
 
@@ -155,6 +178,8 @@ function attemptRecord(row: ClaimedDelivery, sent: Sent, outcome: Outcome): Atte
     started_at: sent.startedAt.toISOString(),
     finished_at: sent.finishedAt.toISOString(),
     error_class: sent.errorClass,
+    counted: true,
+    claimed_attempts: row.attempts,
   };
 }
 
@@ -178,6 +203,14 @@ async function attemptSafely(
     return { row, sent: await attempt(services, sender, row, secretOf) };
   } catch (error) {
     const reason = error instanceof PreparationError ? error.reason : `${PREPARE_FAILED}:${classifyError(error)}`;
+    if (error instanceof PreparationError && error.waits) {
+      services.logger.error(
+        { delivery_id: row.delivery_id, webhook_id: row.webhook_id, reason },
+        `delivery waits: its webhook secret cannot be decrypted with this process's ENCRYPTION_KEY; retried in ${KEY_WAIT_MS / 1000} s, never marked dead`,
+      );
+      const { forcedDead: _none, ...notSent } = unsent(services.now(), { kind: 'transport_error', errorClass: reason }, reason);
+      return { row, sent: { ...notSent, held: reason } };
+    }
     services.logger.error({ err: error, delivery_id: row.delivery_id, reason }, 'delivery could not be prepared; marked dead');
     return { row, sent: unsent(services.now(), { kind: 'transport_error', errorClass: reason }, reason) };
   }

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { Services } from '../domain/context.ts';
 import { DELIVERY_CHANNEL } from '../domain/events/emit.ts';
 import { startClaimLoop } from '../domain/background/claim-loop.ts';
-import { processBatch, type BatchSummary, type OutcomeObserver } from './tick.ts';
-import { runMaintenance } from '../domain/webhooks/recover-stuck.ts';
+import { claimAndSend, recordBatch, type BatchSummary, type OutcomeObserver, type SentBatch } from './tick.ts';
+import { runMaintenance, STUCK_AFTER_MS } from '../domain/webhooks/recover-stuck.ts';
 import { createSender, type Sender } from './send.ts';
 
 // Rows become due later (backoff) without any notification, so look again this often anyway.
@@ -14,6 +14,12 @@ const RECOVERY_INTERVAL_MS = 5_000;
 // idle with one lane, ~30 % with two), so more lanes claim and send while others wait; three
 // measured best on two cores (npm run bench).
 export const DEFAULT_LANES = 3;
+/**
+ * How long a sent batch whose outcomes could not be recorded is kept for another try. By then its
+ * rows have been recovered as stuck (STUCK_AFTER_MS after the claim, on the database's clock) and
+ * will be sent again, so a late record would change nothing (record-outcomes.ts: claimed_attempts).
+ */
+const UNRECORDED_KEPT_MS = 2 * STUCK_AFTER_MS;
 
 /** The sender every runner uses: URL policy from the services, extra CA from WEBHOOK_CA_FILE. */
 export function senderFor(services: Services, extraCaCerts?: readonly string[]): Sender {
@@ -48,26 +54,50 @@ export interface WorkerOptions {
  * delivery is notified (LISTEN/NOTIFY on PostgreSQL, PGlite's listen in embedded mode) or the
  * idle poll (domain/background/claim-loop.ts). Any number of workers (and lanes) may run at once:
  * the claim never hands a row to two, and every batch is still one claim, one outcome statement
- * and at most one disable. Rows of a failed batch stay in_flight and are recovered after the
- * stuck threshold.
+ * and at most one disable. A batch sent but not recorded (the database went away while it was
+ * being sent) is kept and recorded first thing once the database answers again, before anything
+ * new is claimed, so its rows are not resent after the stuck threshold; only if this process dies
+ * meanwhile, or the database stays away past UNRECORDED_KEPT_MS, does stuck recovery resend them.
  */
 export function startWorker(services: Services, options: WorkerOptions = {}): Worker {
   const sender = options.sender ?? senderFor(services);
   const batchSize = options.batchSize ?? services.config.WORKER_BATCH_SIZE;
   const totals: BatchSummary = { picked: 0, delivered: 0, failed: 0, dead: 0 };
   let lastRecovery = 0;
+  /** Sent batches whose outcomes are not recorded yet, oldest first, with when they were first refused. */
+  const unrecorded: { batch: SentBatch; since: number }[] = [];
+
+  const report = (batch: BatchSummary) => {
+    for (const key of Object.keys(totals) as (keyof BatchSummary)[]) totals[key] += batch[key];
+    if (batch.picked > 0) options.onOutcomes?.({ delivered: batch.delivered, failed: batch.failed, dead: batch.dead, recovered: 0 });
+    if (batch.picked > 0) services.logger.debug({ ...batch }, 'delivery batch');
+  };
+  /** Records a sent batch; one that cannot be recorded now is kept for the next round, and the error rethrown (the loop backs off). */
+  const record = async (sent: SentBatch, since = Date.now()): Promise<BatchSummary> => {
+    try {
+      return await recordBatch(services, sent);
+    } catch (error) {
+      if (Date.now() - since < UNRECORDED_KEPT_MS) unrecorded.push({ batch: sent, since });
+      else services.logger.warn({ deliveries: sent.attempts.length }, 'delivery outcomes could not be recorded; left to stuck recovery');
+      throw error;
+    }
+  };
 
   const round = async (): Promise<boolean> => {
+    // Outcomes a database outage kept from being recorded go first, before anything new is claimed.
+    for (let pending = unrecorded.shift(); pending; pending = unrecorded.shift()) {
+      report(await record(pending.batch, pending.since));
+      services.logger.info({ deliveries: pending.batch.attempts.length }, 'delivery outcomes recorded after the database came back');
+    }
     if (Date.now() - lastRecovery >= RECOVERY_INTERVAL_MS) {
       lastRecovery = Date.now();
       const recovered = await runMaintenance(services);
       if (recovered > 0) options.onOutcomes?.({ delivered: 0, failed: 0, dead: 0, recovered });
     }
-    const batch = await processBatch(services, sender, batchSize);
-    for (const key of Object.keys(totals) as (keyof BatchSummary)[]) totals[key] += batch[key];
-    if (batch.picked > 0) options.onOutcomes?.({ delivered: batch.delivered, failed: batch.failed, dead: batch.dead, recovered: 0 });
-    if (batch.picked > 0) services.logger.debug({ ...batch }, 'delivery batch');
-    return batch.picked === batchSize;
+    const sent = await claimAndSend(services, sender, batchSize);
+    if (!sent) return false;
+    report(await record(sent));
+    return sent.attempts.length === batchSize;
   };
 
   const loop = startClaimLoop(services, {

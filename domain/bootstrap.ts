@@ -1,5 +1,6 @@
+import { join } from 'node:path';
 import type pino from 'pino';
-import { ConfigError, type Config } from './kernel/config.ts';
+import { ConfigError, databaseWaits, type Config } from './kernel/config.ts';
 import type { Services } from './context.ts';
 import { SecretBox } from './kernel/crypto.ts';
 import { createLogger, prettyLogs } from './kernel/logger.ts';
@@ -8,6 +9,7 @@ import type { StatementListener } from './db/statement-log.ts';
 import { migratePglite, migratePostgres } from './db/migrate.ts';
 import { backfillPinDigests } from './payroll/pin-digest.ts';
 import { checkConfiguredFiles } from './platform/configured-files.ts';
+import { checkEncryptionKey } from './platform/key-check.ts';
 import { parseCidrList, RESOLVE_TIMEOUT_MS, systemResolver, type Resolver } from './webhooks/url-safety.ts';
 
 export interface BootstrapOptions {
@@ -15,6 +17,11 @@ export interface BootstrapOptions {
   now?: () => Date;
   /** Apply pending migrations before serving (the default; workers may skip it). */
   migrate?: boolean;
+  /**
+   * Compare ENCRYPTION_KEY with the database's recorded check value before anything uses it (the
+   * default; every entry point does). Only a test of a database that is not there turns it off.
+   */
+  checkKey?: boolean;
   /** Use an in-memory PGlite instead of DATA_DIR (tests). */
   memory?: boolean;
   /** DNS resolver for webhook URL checks; tests inject one so nothing depends on outside DNS. */
@@ -31,18 +38,30 @@ export interface BootstrapOptions {
 export async function createServices(config: Config, options: BootstrapOptions = {}): Promise<Services> {
   const logger = options.logger ?? createLogger(config.LOG_LEVEL, { pretty: prettyLogs(config.LOG_FORMAT, options.stdoutIsTerminal ?? false) });
   checkConfiguredFiles(config, { dataDirUsed: (config.embedded && !options.memory) || !config.ENCRYPTION_KEY });
-  // Migrations hold a session advisory lock: always on the direct connection, never a pooler's.
-  if (config.DATABASE_DIRECT_URL && options.migrate !== false) await migratePostgres(config.DATABASE_DIRECT_URL);
+  // Migrations run as the schema's owner and hold a session advisory lock: always on a direct
+  // connection (DATABASE_MIGRATION_URL, by default the direct one), never a pooler's.
+  if (config.DATABASE_MIGRATION_URL && options.migrate !== false) await migratePostgres(config.DATABASE_MIGRATION_URL);
   const database = await openDatabase({
     databaseUrl: config.DATABASE_URL,
     anonDatabaseUrl: config.DATABASE_ANON_URL,
     dataDir: options.memory ? 'memory' : config.DATA_DIR,
     onStatement: options.onStatement,
     preparedStatements: !config.pooled,
+    waits: databaseWaits(config),
     ...(options.processName && { processName: options.processName }),
   });
   if (database.pglite && options.migrate !== false) await migratePglite(database.pglite);
   const secretBox = config.ENCRYPTION_KEY ? SecretBox.fromSetting(config.ENCRYPTION_KEY) : SecretBox.fromDataDir(config.DATA_DIR);
+  // Before anything reads or writes a secret with it (the PIN backfill below, deliveries, OAuth keys).
+  if (options.checkKey !== false) {
+    const keySource = config.ENCRYPTION_KEY ? 'ENCRYPTION_KEY' : `The key file ${join(config.DATA_DIR, 'encryption.key')}`;
+    try {
+      await checkEncryptionKey(database.prisma, secretBox, keySource);
+    } catch (error) {
+      await database.close();
+      throw error;
+    }
+  }
   if (options.migrate !== false) await backfillPinDigests(database.prisma, secretBox, logger);
   let allowedPrivateCidrs: string[];
   try {

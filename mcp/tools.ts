@@ -1,6 +1,6 @@
 import type { ListToolsResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { Scope } from '../domain/kernel/scopes.ts';
-import { requiredScopes, type Operation } from '../registry/define-operation.ts';
+import { DEFAULT_POLL_OPERATION, requiredScopes, type Operation } from '../registry/define-operation.ts';
 import {
   argumentName,
   DRY_RUN_ARG,
@@ -58,9 +58,6 @@ export interface ToolEntry {
   /** Prose in this surface's words: operation ids (`listAccounts`) become this variant's tool names. */
   speak(text: string): string;
 }
-
-/** The operation that follows up a 202 answer when the operation names none. */
-const DEFAULT_POLL_OPERATION = 'getOperation';
 
 const isReadOnly = (op: Operation): boolean => op.sideEffects.every((effect) => effect === 'none');
 

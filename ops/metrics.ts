@@ -16,6 +16,7 @@ export const METRIC_NAMES = {
   operations: 'accounting_operations',
   operationsFinished: 'accounting_operations_finished_total',
   loopRunning: 'accounting_loop_running',
+  webhookWaitingForKey: 'accounting_webhook_deliveries_waiting_for_key',
 } as const;
 
 /**
@@ -136,6 +137,16 @@ export function createMetrics(services: Services): Metrics {
       if (!gauges) return;
       this.set({ status: 'queued' }, gauges.operationsQueued);
       this.set({ status: 'running' }, gauges.operationsRunning);
+    },
+  });
+  new Gauge({
+    name: METRIC_NAMES.webhookWaitingForKey,
+    help: "Webhook deliveries waiting because their webhook's secret cannot be decrypted with the ENCRYPTION_KEY in use; never marked dead, sent once the key is right.",
+    registers,
+    async collect() {
+      const gauges = await snapshot();
+      if (gauges) this.set(gauges.waitingForKey);
+      else this.remove(); // absent rather than a reassuring 0
     },
   });
   new Gauge({

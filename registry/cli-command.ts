@@ -24,9 +24,11 @@ export const CLI_EXIT = {
   notFound: 4,
   /** Any other 4xx: the request was understood and refused (validation, conflict, idempotency). */
   validation: 5,
+  /** `--wait`: the operation waited on was cancelled (a failed one exits with its error's class). */
+  cancelled: 6,
 } as const;
 
-export const CLI_EXIT_TEXT = `Exit codes: ${CLI_EXIT.ok} ok, ${CLI_EXIT.server} server or network error, ${CLI_EXIT.usage} usage, ${CLI_EXIT.auth} authentication or scope, ${CLI_EXIT.notFound} not found, ${CLI_EXIT.validation} validation or other refusal.`;
+export const CLI_EXIT_TEXT = `Exit codes: ${CLI_EXIT.ok} ok, ${CLI_EXIT.server} server or network error, ${CLI_EXIT.usage} usage, ${CLI_EXIT.auth} authentication or scope, ${CLI_EXIT.notFound} not found, ${CLI_EXIT.validation} validation or other refusal, ${CLI_EXIT.cancelled} operation cancelled (--wait).`;
 
 export type FieldLocation = 'path' | 'query' | 'body';
 

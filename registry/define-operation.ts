@@ -315,3 +315,6 @@ export const READ_ONLY = {
   idempotencyKey: 'none',
   sideEffects: ['none'],
 } as const satisfies Pick<Operation, 'risk' | 'idempotent' | 'reversible' | 'dryRun' | 'idempotencyKey' | 'sideEffects'>;
+
+/** The operation that follows up a 202 answer when the operation names none (`pollWith`). */
+export const DEFAULT_POLL_OPERATION = 'getOperation';

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { Services } from '../domain/context.ts';
-import { attributeKey } from '../domain/apikeys/keys.ts';
+import { attributeKey, attributionMustFail } from '../domain/apikeys/keys.ts';
 import type { Admission } from '../domain/apikeys/admit.ts';
 import { admitBearer } from '../pipeline/admit-bearer.ts';
 import { acceptedAudiences } from '../http/oauth/resources.ts';
@@ -25,7 +25,8 @@ export async function authenticate(
 
 /**
  * Public routes: an optional key only attributes the request (looked up as api_anon). A missing,
- * malformed or unknown token silently means anonymous and never an error (spec Endpoints 8).
+ * malformed or unknown token silently means anonymous and never an error (spec Endpoints 8); an
+ * unreachable database is the one failure passed on (503), as the route would meet it next.
  */
 export async function attributePublic(services: Services, c: Context<AppEnv>): Promise<{ apiKeyId: string } | null> {
   const bearer = readBearer(c.req.header('authorization'));
@@ -33,6 +34,7 @@ export async function attributePublic(services: Services, c: Context<AppEnv>): P
   try {
     return await services.database.asAnon((db) => attributeKey(db, bearer.token));
   } catch (error) {
+    if (attributionMustFail(error)) throw error; // answered 503 like the route's own statement would be
     services.logger.warn({ err: error, request_id: c.get('requestId') }, 'public attribution failed');
     return null;
   }

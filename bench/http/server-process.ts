@@ -15,13 +15,15 @@ import { bareHonoApp, chainApp, fullApp, middlewareApp, rawPgApp, rawPgliteApp }
 const target = process.argv[2] ?? '';
 const url = process.env.BENCH_DATABASE_URL ?? '';
 const anonUrl = process.env.BENCH_DATABASE_ANON_URL ?? '';
+// The parent's key (TEST_ENCRYPTION_KEY is random per process): the database's key check recorded it.
+const encryptionKey = process.env.BENCH_ENCRYPTION_KEY ?? TEST_ENCRYPTION_KEY;
 const logger = createLogger('warn');
 
 const postgresServices = () =>
-  createServices(
-    loadConfig({ DATABASE_URL: url, DATABASE_ANON_URL: anonUrl, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, LOG_LEVEL: 'warn', DISPATCHER_TIMER: 'false' }),
-    { logger, migrate: false },
-  );
+  createServices(loadConfig({ DATABASE_URL: url, DATABASE_ANON_URL: anonUrl, ENCRYPTION_KEY: encryptionKey, LOG_LEVEL: 'warn', DISPATCHER_TIMER: 'false' }), {
+    logger,
+    migrate: false,
+  });
 
 /** The embedded default as `npm start` runs it: PGlite in a data directory on disk. */
 async function pgliteServices() {

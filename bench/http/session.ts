@@ -53,7 +53,8 @@ export async function openBenchSession(): Promise<BenchSession> {
     );
     services = opened;
     const { key, companyId } = await seedBenchTenant(opened.database.prisma);
-    const env = { BENCH_DATABASE_URL: db.url, BENCH_DATABASE_ANON_URL: db.anonUrl };
+    // The child starts with this process's key: the database recorded it (its key check) when it was made here.
+    const env = { BENCH_DATABASE_URL: db.url, BENCH_DATABASE_ANON_URL: db.anonUrl, BENCH_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY };
     return {
       databaseUrl: db.url,
       services: opened,

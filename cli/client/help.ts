@@ -24,6 +24,7 @@ function columns(rows: [string, string][], indent = 2): string {
 export function rootHelp(table: CommandTable): string {
   const commands: [string, string][] = table.commands.map((spec) => [`${spec.group} ${spec.name}`, spec.op.summary]);
   commands.push(['listen', 'Forward new events, signed like webhook deliveries, to a local receiver']);
+  commands.push(['completion <bash|zsh|fish>', 'Print a shell completion script (see README, "Shell completion")']);
   return [
     `${CLI_NAME}: the accounting API from the command line. Every command is one API operation, sent over HTTP.`,
     '',
@@ -92,7 +93,7 @@ export function commandHelp(spec: CommandSpec): string {
     op.idempotencyKey === 'required'
       ? 'Required by this operation: when absent one is generated and printed on stderr; reuse it to retry safely.'
       : GLOBAL_FLAGS['idempotency-key'].description;
-  const requestFlags = globalFlagsOf(spec).filter((flag) => ['data', 'dry-run', 'idempotency-key', 'all'].includes(flag));
+  const requestFlags = globalFlagsOf(spec).filter((flag) => ['data', 'dry-run', 'idempotency-key', 'all', 'wait'].includes(flag));
   const lines = [
     `${CLI_NAME} ${spec.group} ${spec.name}: ${op.summary}`,
     '',

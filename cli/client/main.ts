@@ -3,6 +3,7 @@ import { API_VERSION } from '../../domain/kernel/version.ts';
 import type { Operation } from '../../registry/define-operation.ts';
 import { CLI_NAME } from '../../registry/cli-command.ts';
 import { parseFlags, type FlagDefinition } from './args.ts';
+import { completionScript } from './completion.ts';
 import { CliError, EXIT, usageError } from './errors.ts';
 import { commandHelp, groupHelp, rootHelp } from './help.ts';
 import { ApiError } from './http.ts';
@@ -91,6 +92,11 @@ async function dispatch(table: CommandTable, argv: readonly string[], io: MainIo
     io.stdout.write(`${versionLine()}\n`);
     return EXIT.ok;
   }
+  if (argv[0] === 'completion') {
+    if (argv.length > 2) throw usageError(`Unexpected argument "${argv[2]}".`, `Usage: ${CLI_NAME} completion <bash|zsh|fish>`);
+    io.stdout.write(completionScript(table, argv[1]));
+    return EXIT.ok;
+  }
   const [group, name] = commandWords(argv);
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
   if (group === undefined || (group === 'help' && name === undefined)) {
@@ -119,7 +125,7 @@ async function dispatch(table: CommandTable, argv: readonly string[], io: MainIo
   }
 
   const command = parseCommand(spec, argv, io.env);
-  return runCommand(spec, command.input, command.output, command.settings, io);
+  return runCommand(spec, command.input, command.output, command.settings, io, { table, ...(io.signal && { signal: io.signal }) });
 }
 
 export interface ParsedCommand {
@@ -142,7 +148,12 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[], env: Re
       ...(value('idempotency-key') !== undefined && { idempotencyKey: value('idempotency-key') }),
       ...(value('accept') !== undefined && { accept: value('accept') }),
     },
-    output: { json: value('json') === 'true', all: value('all') === 'true', ...(value('output') !== undefined && { output: value('output') }) },
+    output: {
+      json: value('json') === 'true',
+      all: value('all') === 'true',
+      wait: value('wait') === 'true',
+      ...(value('output') !== undefined && { output: value('output') }),
+    },
     settings: resolveSettings(env, { ...(value('base-url') && { baseUrl: value('base-url') }), ...(value('api-key') && { apiKey: value('api-key') }) }),
   };
 }

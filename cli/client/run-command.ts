@@ -8,7 +8,9 @@ import { send, type ApiAnswer } from './http.ts';
 import { listOf, renderHuman } from './render.ts';
 import { buildRequest, type CommandInput, type InputSource } from './request.ts';
 import type { Settings } from './settings.ts';
-import type { CommandSpec } from './spec.ts';
+import type { CommandSpec, CommandTable } from './spec.ts';
+import { DEFAULT_POLL_OPERATION } from '../../registry/define-operation.ts';
+import { operationOf, outcomeOf, waitForOperation } from './wait.ts';
 
 /** Where a command writes: stdout for the answer, stderr for everything said about it. */
 export interface Io extends InputSource {
@@ -20,12 +22,21 @@ export interface OutputOptions {
   json: boolean;
   output?: string;
   all: boolean;
+  /** Poll the started operation (202) to its end; see wait.ts. */
+  wait?: boolean;
 }
 
 const say = (io: Io, line: string): void => void io.stderr.write(`${line}\n`);
 
 /** Runs one operation command and prints its answer; returns the exit code (errors are thrown). */
-export async function runCommand(spec: CommandSpec, input: CommandInput, output: OutputOptions, settings: Settings, io: Io): Promise<number> {
+export async function runCommand(
+  spec: CommandSpec,
+  input: CommandInput,
+  output: OutputOptions,
+  settings: Settings,
+  io: Io,
+  context: { table?: CommandTable; signal?: AbortSignal } = {},
+): Promise<number> {
   if (output.all) return runAll(spec, input, output, settings, io);
   const request = await buildRequest(spec, input, settings, io);
   if (request.generatedIdempotencyKey) {
@@ -38,6 +49,9 @@ export async function runCommand(spec: CommandSpec, input: CommandInput, output:
   if (answer.headers.get('idempotent-replayed') === 'true')
     say(io, 'Replayed: the stored result of an earlier request with this idempotency key; nothing was written again.');
   if (answer.kind === 'json' && answer.meta.dry_run === true) say(io, 'Dry run: every check passed and nothing was written.');
+  const dryRun = answer.kind === 'json' && answer.meta.dry_run === true;
+  if (output.wait && answer.status === 202 && !dryRun) return waitFor(answer, output, settings, io, context);
+  if (output.wait) say(io, dryRun ? 'Nothing to wait for: a dry run starts no work.' : `Nothing to wait for: HTTP ${answer.status} is the final answer.`);
   await printAnswer(spec, answer, output, io);
   if (answer.kind === 'json' && !output.json) {
     const pagination = answer.meta.pagination as { has_more?: boolean; next_cursor?: string | null } | undefined;
@@ -112,4 +126,20 @@ async function runAll(spec: CommandSpec, input: CommandInput, output: OutputOpti
   }
   await printData({ [key ?? 'items']: items }, output, io);
   return 0;
+}
+
+/** --wait: follow the started operation, then print it (always JSON: its result is the point) and exit with its outcome. */
+async function waitFor(
+  answer: ApiAnswer,
+  output: OutputOptions,
+  settings: Settings,
+  io: Io,
+  context: { table?: CommandTable; signal?: AbortSignal },
+): Promise<number> {
+  const poll = context.table?.commands.find((command) => command.op.id === DEFAULT_POLL_OPERATION);
+  if (!poll) throw new CliError(`--wait needs the ${DEFAULT_POLL_OPERATION} command, which this client does not have.`, EXIT.usage);
+  const started = operationOf(answer.kind === 'json' ? answer.data : null, 'the 202 answer');
+  const final = await waitForOperation(started, poll, settings, io, context.signal ? { signal: context.signal } : {});
+  await printData(final, { ...output, json: true }, io);
+  return outcomeOf(final, io);
 }

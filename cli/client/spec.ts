@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Operation } from '../../registry/define-operation.ts';
+import { DEFAULT_POLL_OPERATION, type Operation } from '../../registry/define-operation.ts';
 import { cliFlagName, cliSubcommand, hasCliSurface, type FieldLocation } from '../../registry/cli-command.ts';
 
 /**
@@ -39,7 +39,13 @@ export interface CommandSpec {
   bodyMode: BodyMode;
   /** Cursor lists take --all. */
   paginated: boolean;
+  /** Operations that answer 202 with an operation followed by getOperation take --wait. */
+  waitable: boolean;
 }
+
+/** A 202 whose follow-up is the default poll operation answers with an operation to wait for (pollWith names other follow-ups: lists, not a status). */
+export const isWaitable = (op: Pick<Operation, 'status' | 'pollWith'>): boolean =>
+  op.status === 202 && (op.pollWith ?? DEFAULT_POLL_OPERATION) === DEFAULT_POLL_OPERATION;
 
 /** Flags every command understands (some only where the operation supports them). */
 export const GLOBAL_FLAGS = {
@@ -56,6 +62,10 @@ export const GLOBAL_FLAGS = {
   'dry-run': { kind: 'boolean', description: 'Run every check and show the result without writing anything.' },
   'idempotency-key': { kind: 'string', description: 'Key that makes a retry replay the first result instead of writing twice.' },
   all: { kind: 'boolean', description: 'Follow the cursor through every page (progress on stderr).' },
+  wait: {
+    kind: 'boolean',
+    description: 'Wait for the operation this starts (202) to finish: progress on stderr, the final operation as JSON on stdout, exit 0 only if it succeeded.',
+  },
 } as const satisfies Record<string, { kind: 'boolean' | 'string'; description: string }>;
 export type GlobalFlag = keyof typeof GLOBAL_FLAGS;
 
@@ -66,6 +76,7 @@ export function globalFlagsOf(spec: CommandSpec): GlobalFlag[] {
   if (spec.op.dryRun) flags.push('dry-run');
   if (spec.op.idempotencyKey !== 'none') flags.push('idempotency-key');
   if (spec.paginated) flags.push('all');
+  if (spec.waitable) flags.push('wait');
   return flags;
 }
 
@@ -174,6 +185,7 @@ export function commandSpec(op: Operation): CommandSpec {
     flags: [...fieldFlags(op.input.params, 'path'), ...fieldFlags(op.input.query, 'query'), ...bodyFlags, ...fileFlags(op)],
     bodyMode,
     paginated: Boolean(op.input.query && 'cursor' in op.input.query.shape),
+    waitable: isWaitable(op),
   };
 }
 

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../db/client.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
 import type { Principal } from '../context.ts';
 import { sha256Hex } from '../kernel/crypto.ts';
 import { Scope } from '../kernel/scopes.ts';
@@ -69,6 +70,13 @@ export async function authenticateKey(db: Db, token: string, defaultRateLimit: n
     rateLimitPerMinute: row.rateLimitPerMinute ?? defaultRateLimit,
   };
 }
+
+/**
+ * Whether a failed attribution must fail the request rather than leave it anonymous: only when the
+ * database cannot be reached (the route's own statement would wait out the same bound next, so a
+ * frozen database would cost the request two bounds instead of one).
+ */
+export const attributionMustFail = (error: unknown): boolean => isDatabaseUnavailable(error);
 
 /** Attribution on public routes, through the api_anon identity's one permitted function. */
 export async function attributeKey(anonDb: Db, token: string): Promise<{ apiKeyId: string; userId: string } | null> {

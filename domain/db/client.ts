@@ -8,7 +8,7 @@ import { basename } from 'node:path';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { PrismaClient, type Prisma } from './generated/client.ts';
 import { observeStatements, type StatementListener } from './statement-log.ts';
-import { createPgPool, PARSERS, pgliteSql, pgSql, type SqlClient, type SqlDriver } from './sql.ts';
+import { createPgPool, PARSERS, pgliteSql, pgSql, type DatabaseWaits, type SqlClient, type SqlDriver } from './sql.ts';
 import { joinTransaction, linkable } from './transaction-link.ts';
 
 /** A client that can run queries: the root client or an open interactive transaction. */
@@ -62,6 +62,8 @@ export interface OpenDatabaseOptions {
   onStatement?: StatementListener | undefined;
   /** False when databaseUrl goes through a transaction-mode pooler: the bare driver prepares nothing. */
   preparedStatements?: boolean;
+  /** Statement timeout and client deadline of both pools (PostgreSQL). */
+  waits?: DatabaseWaits;
 }
 
 /**
@@ -99,12 +101,12 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 function openPostgres(url: string, options: OpenDatabaseOptions): Database {
   if (!options.anonDatabaseUrl) throw new Error('anonDatabaseUrl is required with a PostgreSQL databaseUrl');
   // One pool for both: Prisma and the bare driver share the privileged connections.
-  const pool = createPgPool(url, options.poolSize ?? 10);
+  const pool = createPgPool(url, options.poolSize ?? 10, options.waits);
   const prisma = privilegedClient(new PrismaPg(pool), options.onStatement);
   const prepare = options.preparedStatements !== false;
   const sql = pgSql(pool, options.onStatement, { prepare });
   // api_anon's pool parses like the privileged one, so the bare driver reads alike as either identity.
-  const anonPool = createPgPool(options.anonDatabaseUrl, 4);
+  const anonPool = createPgPool(options.anonDatabaseUrl, 4, options.waits);
   const anon = new PrismaClient({ adapter: linkable(new PrismaPg(anonPool)), errorFormat: 'minimal' });
   const anonSql = pgSql(anonPool, undefined, { prepare });
   return {

@@ -1,3 +1,5 @@
+import { DEADLINE_MESSAGE } from './sql.ts';
+
 /**
  * The SQLSTATE behind an error from Prisma (driver adapters wrap it in meta.driverAdapterError),
  * node-postgres or PGlite; null when there is none.
@@ -26,9 +28,10 @@ export const isUniqueViolation = (error: unknown): boolean => {
 /**
  * SQLSTATEs that say the server is not serving: class 08 (connection exceptions), 57P01
  * admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now (starting up, shutting down,
- * in recovery) and 53300 too_many_connections.
+ * in recovery), 53300 too_many_connections and 57014 query_canceled (our statement_timeout: a
+ * database too slow or blocked to answer in time, worth retrying later).
  */
-const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
 /** Socket failures reaching the server (Node's error codes). */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 /** Prisma's driver-adapter kinds for the same (adapter-pg maps the socket codes to these). */
@@ -45,6 +48,7 @@ const CONNECTION_MESSAGES = [
   'connection error and is not queryable',
   'timeout exceeded when trying to connect',
   'Unable to start a transaction in the given time',
+  DEADLINE_MESSAGE,
 ];
 
 /**

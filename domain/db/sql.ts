@@ -42,17 +42,77 @@ export const CONNECTION_LIMITS = { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, 
  * and pgSql() (which uses these, set once on the pool: a per-query config object is cloned by pg
  * on every call).
  */
-export function createPgPool(connectionString: string, max: number): pg.Pool {
+export function createPgPool(connectionString: string, max: number, waits: DatabaseWaits = {}): pg.Pool {
   const types = {
     getTypeParser: (oid: number, format?: string) =>
       PARSERS[oid] ?? (pg.types.getTypeParser as (oid: number, format?: string) => (value: string) => unknown)(oid, format),
   };
-  const pool = new pg.Pool({ connectionString, max, ...CONNECTION_LIMITS, types: types as pg.CustomTypesConfig });
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    ...CONNECTION_LIMITS,
+    ...(waits.statementTimeoutMs !== undefined && { statement_timeout: waits.statementTimeoutMs }),
+    types: types as pg.CustomTypesConfig,
+  });
+  const { deadlineMs } = waits;
+  if (deadlineMs !== undefined) pool.on('connect', (client) => discardAfterDeadline(client, deadlineMs));
   // An idle connection that dies (a database restart, an administrator's termination) is dropped
   // by the pool and the next query opens a fresh one. Unheard, pg's 'error' event would crash the
   // process; Prisma listens only while connected, so the pool keeps a listener of its own.
   pool.on('error', () => {});
   return pool;
+}
+
+/** The bounds of a pool's waits (issue 28); each optional. */
+export interface DatabaseWaits {
+  /** Sent as the sessions' statement_timeout: the server cancels a statement running longer. */
+  statementTimeoutMs?: number;
+  /** The client's own bound on one statement's answer: past it the connection is discarded. */
+  deadlineMs?: number;
+}
+
+/** The message of a statement cut by the client's deadline (classified as unavailable: domain/db/errors.ts). */
+export const DEADLINE_MESSAGE = 'Database deadline exceeded: no answer in time, connection discarded';
+
+/**
+ * A server that stops answering with its connections open (SIGSTOP, a partition without a reset)
+ * leaves a statement waiting for ever: the kernel still acknowledges, so TCP keepalive sees
+ * nothing, and the server's statement_timeout cannot fire in a frozen process. So every statement
+ * on the connection gets a client-side deadline; past it the socket is destroyed, the statement
+ * fails with DEADLINE_MESSAGE (a 503 for a request), and the pool drops the connection (no longer
+ * queryable) instead of handing it out with a statement still in it. node-postgres's own
+ * query_timeout rejects the call but keeps the connection, busy, in the pool.
+ */
+function discardAfterDeadline(client: pg.PoolClient, deadlineMs: number): void {
+  // Untyped on purpose: query() has a dozen overloads (promise, callback, submittable) and this
+  // wrapper only passes its arguments through, adding a timer around the call.
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const socket = (client as unknown as { connection: { stream: { destroy(error?: Error): void } } }).connection.stream;
+  // The statements on it get the error; without a listener, an error on a connection checked out
+  // of the pool (whose own listener is off meanwhile) would be an uncaught 'error' event.
+  client.on('error', () => {});
+  const watch = (): (() => void) => {
+    const timer = setTimeout(() => socket.destroy(new Error(DEADLINE_MESSAGE)), deadlineMs);
+    return () => clearTimeout(timer);
+  };
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const last = args.at(-1);
+    if (typeof last === 'function') {
+      const done = watch();
+      args[args.length - 1] = (...results: unknown[]) => {
+        done();
+        return (last as (...values: unknown[]) => unknown)(...results);
+      };
+      return query(...args);
+    }
+    const first = args[0] as { submit?: unknown } | undefined;
+    if (typeof first?.submit === 'function') return query(...args); // a Submittable (cursor, stream) paces itself
+    const done = watch();
+    const result = query(...args);
+    if (result instanceof Promise) result.then(done, done);
+    else done();
+    return result;
+  };
 }
 
 // The request path sends a handful of distinct statements; anything beyond this is unprepared.

@@ -82,6 +82,21 @@ export const ConfigSchema = z.object({
    * and migrations (a session advisory lock) need one. Defaults to DATABASE_URL.
    */
   DATABASE_DIRECT_URL: optionalString,
+  /**
+   * The owner of the schema, used for migrations alone (a session, never a pooler's). Set it when
+   * DATABASE_URL is the runtime role (api_runtime), which can read and write rows but not change
+   * the schema. Defaults to DATABASE_DIRECT_URL (one identity does both, as before).
+   */
+  DATABASE_MIGRATION_URL: optionalString,
+  /**
+   * PostgreSQL: the server cancels a statement of the service running longer than this (the
+   * sessions' statement_timeout), and the client gives up on one that has no answer
+   * DATABASE_DEADLINE_MARGIN_MS later, discarding its connection (a frozen server). Either way a
+   * request answers 503 SERVICE_UNAVAILABLE with Retry-After. Migrations and LISTEN have no bound.
+   * 15 s by default: with 5 s, one of eight concurrent 20 MiB uploads (npm run bench uploads) had
+   * its insert cancelled on a busy 2-core machine; lower it where uploads are small.
+   */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `auto`: human-readable when standard output is a terminal, JSON lines otherwise. */
@@ -97,6 +112,13 @@ export const ConfigSchema = z.object({
   DISPATCHER_TIMER: booleanFlag(true),
   /** PEM file of extra CAs trusted for webhook receivers, on top of the default store. */
   WEBHOOK_CA_FILE: optionalString,
+  /**
+   * How long the HTTP server keeps an idle keep-alive connection open. Longer than the 60 s idle
+   * timeout of common load balancers and proxies, so the proxy, never this server, closes an idle
+   * connection first: a server closing it first races a request the proxy is sending on it.
+   * The headers timeout is derived from it (HTTP_HEADERS_TIMEOUT_MARGIN_MS above).
+   */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(61_000).max(600_000).default(65_000),
   /** How long a stopping server waits for in-flight requests and sends before closing them. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
   /** Deliveries claimed per worker round (1-1000). */
@@ -137,6 +159,38 @@ export interface Config extends Omit<RawConfig, 'PUBLIC_BASE_URL' | 'METRICS_HOS
 
 export const DEFAULT_METRICS_HOST = '127.0.0.1';
 
+/**
+ * The headers timeout sits this far above the keep-alive timeout: a request a proxy starts on a
+ * connection just before its keep-alive expires still gets its whole header time (Node's own
+ * guidance: headersTimeout above keepAliveTimeout, https://nodejs.org/api/http.html#serverheaderstimeout).
+ */
+export const HTTP_HEADERS_TIMEOUT_MARGIN_MS = 1_000;
+
+/**
+ * The client's deadline on a statement sits this far above the server's statement_timeout, so a
+ * slow statement is cancelled by the server (its connection kept) before the client would discard
+ * the connection; only a server that does not answer at all meets the client's deadline.
+ */
+export const DATABASE_DEADLINE_MARGIN_MS = 1_000;
+
+/**
+ * The waits of the service's PostgreSQL pools. Behind a transaction-mode pooler (pooled) no
+ * statement_timeout is sent as a startup parameter (PgBouncer refuses unknown ones); set it on the
+ * role there (ALTER ROLE … SET statement_timeout); the client's deadline holds either way.
+ */
+export function databaseWaits(config: Pick<Config, 'DATABASE_STATEMENT_TIMEOUT_MS' | 'pooled'>): { statementTimeoutMs?: number; deadlineMs: number } {
+  const deadlineMs = config.DATABASE_STATEMENT_TIMEOUT_MS + DATABASE_DEADLINE_MARGIN_MS;
+  return config.pooled ? { deadlineMs } : { statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS, deadlineMs };
+}
+
+/** The HTTP server's idle and header timeouts, both from HTTP_KEEP_ALIVE_TIMEOUT_MS. */
+export function httpTimeouts(config: Pick<Config, 'HTTP_KEEP_ALIVE_TIMEOUT_MS'>): { keepAliveTimeoutMs: number; headersTimeoutMs: number } {
+  return {
+    keepAliveTimeoutMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    headersTimeoutMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS + HTTP_HEADERS_TIMEOUT_MARGIN_MS,
+  };
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -169,6 +223,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (!embedded && raw.ENCRYPTION_KEY === undefined) {
     throw new ConfigError('Missing required setting ENCRYPTION_KEY: with DATABASE_URL set, secrets at rest need a configured 32-byte key.');
   }
+  if (embedded && raw.DATABASE_MIGRATION_URL !== undefined) {
+    throw new ConfigError('Invalid configuration: DATABASE_MIGRATION_URL needs DATABASE_URL (it is the schema owner of the same PostgreSQL database).');
+  }
   if (embedded && raw.DATABASE_DIRECT_URL !== undefined) {
     throw new ConfigError('Invalid configuration: DATABASE_DIRECT_URL needs DATABASE_URL (it is the direct connection to the same PostgreSQL database).');
   }
@@ -184,6 +241,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   return {
     ...raw,
     DATABASE_DIRECT_URL: directUrl,
+    DATABASE_MIGRATION_URL: raw.DATABASE_MIGRATION_URL ?? directUrl,
     PUBLIC_BASE_URL: publicBaseUrl,
     METRICS_HOST: raw.METRICS_HOST ?? DEFAULT_METRICS_HOST,
     embedded,

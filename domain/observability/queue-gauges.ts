@@ -10,6 +10,8 @@ export interface QueueGauges {
   inFlight: number;
   operationsQueued: number;
   operationsRunning: number;
+  /** Deliveries waiting because their webhook secret cannot be decrypted with this key (issue 28). */
+  waitingForKey: number;
 }
 
 /**
@@ -29,7 +31,9 @@ export const DUE_COUNT_CAP = 100_000;
  *   due        per due queue, a range scan of its due rows (the inner LIMIT keeps the planner from
  *              joining instead, which could read the whole index), stopped at $2;
  *   in_flight  the stuck-recovery index (status = 'in_flight'), bounded by what claimers hold;
- *   queued / running operations: the runner's two partial indexes.
+ *   queued / running operations: the runner's two partial indexes;
+ *   waiting_for_key deliveries whose secret could not be decrypted, on their own partial index
+ *              (the function health calls too, prisma/migrations/…_encryption_key_check).
  * Exported so a test can EXPLAIN exactly this text.
  */
 export const QUEUE_GAUGES_SQL = `
@@ -51,7 +55,8 @@ SELECT
    ) capped) AS due,
   (SELECT count(*) FROM webhook_deliveries WHERE status = 'in_flight') AS in_flight,
   (SELECT count(*) FROM operations WHERE status = 'queued') AS operations_queued,
-  (SELECT count(*) FROM operations WHERE status = 'running') AS operations_running`;
+  (SELECT count(*) FROM operations WHERE status = 'running') AS operations_running,
+  deliveries_waiting_for_key() AS waiting_for_key`;
 
 interface Row {
   oldest_due_at: Date | null;
@@ -59,6 +64,7 @@ interface Row {
   in_flight: bigint;
   operations_queued: bigint;
   operations_running: bigint;
+  waiting_for_key: bigint;
 }
 
 /**
@@ -76,5 +82,6 @@ export async function readQueueGauges(services: Services, dueCap: number = DUE_C
     inFlight: Number(row.in_flight),
     operationsQueued: Number(row.operations_queued),
     operationsRunning: Number(row.operations_running),
+    waitingForKey: Number(row.waiting_for_key),
   };
 }

@@ -10,6 +10,13 @@ export const Health = z.object({
     .object({
       due: z.number().int().nonnegative().describe('Webhook deliveries due now and not yet sent (every company).'),
       oldest_due_seconds: z.number().int().nonnegative().nullable().describe('How long the oldest of them has waited; null when none is due.'),
+      waiting_for_key: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe(
+          "Webhook deliveries waiting because their webhook's secret cannot be decrypted with the server's ENCRYPTION_KEY (every company); they are never marked dead and go out once the key is right.",
+        ),
       loop_in_process: z.boolean().describe('Whether this process runs a delivery loop (npm start does unless DISPATCHER_TIMER=false).'),
     })
     .describe('The delivery backlog: a growing one means no dispatcher is running, or receivers are failing.'),
@@ -25,6 +32,7 @@ export async function checkHealth(ctx: OperationContext): Promise<Health> {
   const [probe] = await ctx.db.$queryRaw<{ database_time: Date }[]>`SELECT database_time FROM service_health()`;
   const [backlog] = await ctx.db.$queryRaw<{ due: bigint; oldest_due_at: Date | null }[]>`
     SELECT due, oldest_due_at FROM delivery_backlog(${now}::timestamptz)`;
+  const [waiting] = await ctx.db.$queryRaw<{ count: bigint }[]>`SELECT deliveries_waiting_for_key() AS count`;
   const oldest = backlog?.oldest_due_at ?? null;
   return {
     status: 'ok',
@@ -33,6 +41,7 @@ export async function checkHealth(ctx: OperationContext): Promise<Health> {
     deliveries: {
       due: Number(backlog?.due ?? 0),
       oldest_due_seconds: oldest ? Math.max(0, Math.floor((now.getTime() - oldest.getTime()) / 1000)) : null,
+      waiting_for_key: Number(waiting?.count ?? 0),
       loop_in_process: ctx.services.loops.delivery > 0,
     },
   };

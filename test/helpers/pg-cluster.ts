@@ -10,7 +10,7 @@
  * initdb refuses to run as root, so as root the binaries run as the `postgres` user (runuser).
  */
 import { execFile } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -37,8 +37,33 @@ export interface PgCluster {
   start(): Promise<void>;
   /** pg_ctl restart: stop with the mode, start again with the same options; resolves once it accepts connections. */
   restart(mode: ShutdownMode): Promise<void>;
+  /**
+   * SIGSTOP to the postmaster and every backend: the server keeps its sockets open and the kernel
+   * keeps acknowledging, but nothing answers (a frozen host, a partition without a reset).
+   */
+  freeze(): Promise<void>;
+  /** SIGCONT to the same processes. */
+  thaw(): Promise<void>;
   /** Stops the server (if running) and deletes its directory. */
   destroy(): Promise<void>;
+}
+
+/** The postmaster (first line of postmaster.pid) and its children, read from /proc. */
+function clusterProcesses(data: string): number[] {
+  const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const children = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        // /proc/<pid>/stat: "pid (comm) state ppid …"; comm may hold spaces, so read after the last ')'.
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+  return [postmaster, ...children];
 }
 
 const asRoot = userInfo().uid === 0;
@@ -92,6 +117,13 @@ export async function startPgCluster(): Promise<PgCluster> {
     await pgBinary('pg_ctl', ['stop', '-D', data, '-m', mode, '-w', '-t', '60']);
     running = false;
   };
+  // The postmaster first, so it forks no new backend while its children are being stopped.
+  const freeze = async () => {
+    for (const pid of clusterProcesses(data)) process.kill(pid, 'SIGSTOP');
+  };
+  const thaw = async () => {
+    for (const pid of clusterProcesses(data)) process.kill(pid, 'SIGCONT');
+  };
   await start();
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return {
@@ -113,8 +145,13 @@ export async function startPgCluster(): Promise<PgCluster> {
       await pgBinary('pg_ctl', ['restart', '-D', data, '-m', mode, '-w', '-t', '60', '-l', log, '-o', options]);
       running = true;
     },
+    freeze,
+    thaw,
     async destroy() {
-      if (running) await stop('immediate').catch(() => undefined);
+      if (running) {
+        await thaw().catch(() => undefined);
+        await stop('immediate').catch(() => undefined);
+      }
       rmSync(dir, { recursive: true, force: true });
     },
   };

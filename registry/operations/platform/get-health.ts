@@ -21,7 +21,7 @@ export const getHealth = defineOperation({
       status: 'ok',
       api_version: '2026-11-01',
       database: { kind: 'postgres', time: '2026-11-21T10:00:00.000Z' },
-      deliveries: { due: 3, oldest_due_seconds: 42, loop_in_process: true },
+      deliveries: { due: 3, oldest_due_seconds: 42, waiting_for_key: 0, loop_in_process: true },
     },
   },
   surfaces: ['api', 'mcp', 'cli'],

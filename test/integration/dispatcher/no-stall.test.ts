@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testCaFile } from '../../helpers/test-ca.ts';
 import { DB_TARGETS, LogCapture, POSTGRES_AVAILABLE, testConfig } from '../../helpers/db.ts';
@@ -5,7 +6,10 @@ import { createServices } from '../../../domain/bootstrap.ts';
 import { dispatchHarness, type DispatchHarness } from '../../helpers/dispatch.ts';
 import { startReceiver, type Receiver } from '../../helpers/https-receiver.ts';
 import { call } from '../../helpers/http.ts';
-import { tick } from '../../../dispatcher/tick.ts';
+import { KEY_WAIT_MS, tick } from '../../../dispatcher/tick.ts';
+import { SecretBox } from '../../../domain/kernel/crypto.ts';
+import { createMetrics, METRIC_NAMES } from '../../../ops/metrics.ts';
+import { Scrape } from '../../helpers/metrics.ts';
 import { MAX_ATTEMPTS } from '../../../dispatcher/backoff.ts';
 import { claimDeliveries } from '../../../domain/webhooks/claim.ts';
 import { recoverStuckDeliveries } from '../../../domain/webhooks/recover-stuck.ts';
@@ -52,21 +56,47 @@ describe.each(DB_TARGETS)('a dispatcher no row can stall (%s)', (target) => {
       await tx.$executeRawUnsafe(sql, ...values);
     });
 
-  it('a row whose secret cannot be decrypted ends dead (secret_undecryptable); the rest of its batch is sent', async () => {
+  it('a row whose secret cannot be decrypted waits (never dead, no attempt counted), is counted by health and metrics, and goes out once the secret decrypts', async () => {
     const broken = await h.createWebhook(receiver.url('/broken'));
     const fine = [await h.createWebhook(receiver.url('/fine-1')), await h.createWebhook(receiver.url('/fine-2'))];
-    await db().webhook.update({ where: { id: broken.id }, data: { secretEncrypted: 'not-a-sealed-secret' } });
+    // Sealed under another key: what a process started with the wrong ENCRYPTION_KEY meets.
+    await db().webhook.update({ where: { id: broken.id }, data: { secretEncrypted: new SecretBox(randomBytes(32)).encrypt(broken.secret) } });
     await h.touchCompany();
     const summary = await tick(h.t.services, h.sender);
-    expect(summary).toMatchObject({ picked: 3, delivered: 2, dead: 1 });
-    expect(await deliveriesOf(broken.id)).toMatchObject([{ status: 'dead', deadReason: 'secret_undecryptable', attempts: 1 }]);
+    expect(summary).toMatchObject({ picked: 3, delivered: 2, failed: 0, dead: 0 });
+    const waiting = { status: 'failed', lastError: 'secret_undecryptable', deadReason: null, attempts: 0 };
+    expect(await deliveriesOf(broken.id)).toMatchObject([{ ...waiting, nextAttemptAt: new Date(h.clock.now().getTime() + KEY_WAIT_MS) }]);
     for (const hook of fine) expect(await deliveriesOf(hook.id)).toMatchObject([{ status: 'delivered' }]);
     expect(receiver.requests.some((r) => r.url === '/broken')).toBe(false);
     expect(await db().webhookDelivery.count({ where: { status: 'in_flight' } })).toBe(0);
-    const [dead] = await deliveriesOf(broken.id);
-    expect(await db().webhookDeliveryAttempt.findMany({ where: { deliveryId: dead!.id } })).toMatchObject([
-      { outcome: 'dead', errorClass: 'secret_undecryptable' },
-    ]);
+    const [held] = await deliveriesOf(broken.id);
+    expect(await db().webhookDeliveryAttempt.count({ where: { deliveryId: held!.id } })).toBe(0);
+    // Nothing was sent, so the webhook's delivery health says nothing either.
+    expect(await db().webhook.findUniqueOrThrow({ where: { id: broken.id } })).toMatchObject({ failingSince: null, disabledAt: null });
+
+    // The operator sees it: public health and the metrics gauge.
+    const waitingCounts = async () => {
+      const health = await call(h.app, 'GET', '/api/v1/health');
+      expect(health.status, health.text).toBe(200);
+      const scrape = new Scrape(await createMetrics(h.t.services).text());
+      return { health: health.body.data.deliveries.waiting_for_key, metrics: scrape.value(METRIC_NAMES.webhookWaitingForKey) };
+    };
+    expect(await waitingCounts()).toEqual({ health: 1, metrics: 1 });
+
+    // Waiting longer than the whole retry schedule never makes it dead.
+    for (let round = 0; round <= MAX_ATTEMPTS; round++) {
+      h.clock.advance(KEY_WAIT_MS);
+      expect(await tick(h.t.services, h.sender)).toMatchObject({ picked: 1, delivered: 0, failed: 0, dead: 0 });
+    }
+    expect(await deliveriesOf(broken.id)).toMatchObject([waiting]);
+
+    // The right key back (here: the secret sealed under the process's key): it is sent.
+    await db().webhook.update({ where: { id: broken.id }, data: { secretEncrypted: h.t.services.secretBox.encrypt(broken.secret) } });
+    h.clock.advance(KEY_WAIT_MS);
+    expect(await tick(h.t.services, h.sender)).toMatchObject({ picked: 1, delivered: 1 });
+    expect(await deliveriesOf(broken.id)).toMatchObject([{ status: 'delivered', attempts: 1 }]);
+    expect(receiver.requests.filter((r) => r.url === '/broken')).toHaveLength(1);
+    expect(await waitingCounts()).toEqual({ health: 0, metrics: 0 });
   });
 
   it('a row whose webhook vanished ends dead (webhook_missing); the rest of its batch is sent', async () => {
@@ -244,7 +274,11 @@ describe.skipIf(!POSTGRES_AVAILABLE)('a delivery loop whose database is down', (
     const logs = new LogCapture();
     // A PostgreSQL server that is not there: nothing listens on port 1.
     const down = 'postgres://postgres@127.0.0.1:1/down';
-    const services = await createServices(testConfig({ DATABASE_URL: down, DATABASE_ANON_URL: down }), { logger: logs.logger, migrate: false });
+    const services = await createServices(testConfig({ DATABASE_URL: down, DATABASE_ANON_URL: down }), {
+      logger: logs.logger,
+      migrate: false,
+      checkKey: false,
+    });
     const rejections: unknown[] = [];
     const onRejection = (reason: unknown) => rejections.push(reason);
     process.on('unhandledRejection', onRejection);

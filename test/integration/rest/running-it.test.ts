@@ -63,13 +63,13 @@ describe.each(DB_TARGETS)('logs and health (%s)', (target) => {
     receiver.setHandler((request) => (request.url === '/failing' ? { status: 503 } : { status: 200 }));
 
     const empty = await call(h.app, 'GET', '/api/v1/health');
-    expect(empty.body.data.deliveries).toEqual({ due: 0, oldest_due_seconds: null, loop_in_process: false });
+    expect(empty.body.data.deliveries).toEqual({ due: 0, oldest_due_seconds: null, waiting_for_key: 0, loop_in_process: false });
 
     await h.touchCompany(); // one company.updated: a delivery to each webhook, due now
     h.clock.advance(90_000);
     const backlog = await call(h.app, 'GET', '/api/v1/health');
     expect(backlog.status).toBe(200);
-    expect(backlog.body.data.deliveries).toEqual({ due: 2, oldest_due_seconds: 90, loop_in_process: false });
+    expect(backlog.body.data.deliveries).toEqual({ due: 2, oldest_due_seconds: 90, waiting_for_key: 0, loop_in_process: false });
 
     const before = lines('delivery').length;
     await tick(h.t.services, h.sender);

@@ -1,0 +1,33 @@
+import { ConfigError } from '../kernel/config.ts';
+import type { SecretBox } from '../kernel/crypto.ts';
+import type { Db } from '../db/client.ts';
+
+/**
+ * What the check value is an HMAC of. Any constant works; it is versioned so another scheme
+ * could be introduced without reading an old value as a mismatch.
+ */
+const CHECK_PURPOSE = 'encryption-key-check';
+const CHECK_INPUT = 'accounting:encryption-key-check:v1';
+
+/** The check value of a key: a keyed digest of a constant, from which the key cannot be recovered. */
+export const keyCheckValue = (secretBox: SecretBox): string => secretBox.digest(CHECK_PURPOSE, CHECK_INPUT);
+
+/**
+ * Issue 28: the first start records the key's check value; every later start (server, worker, admin
+ * CLI, stdio MCP) compares and refuses another key with one line, before any secret is written or
+ * read with it. Two processes starting at once with different keys: the insert is a no-op for the
+ * second, which then reads the first one's value and refuses.
+ * `keySource` names where the key came from (the setting, or the embedded key file).
+ */
+export async function checkEncryptionKey(db: Db, secretBox: SecretBox, keySource: string): Promise<void> {
+  const value = keyCheckValue(secretBox);
+  await db.$executeRaw`INSERT INTO encryption_key_check (id, check_value) VALUES (true, ${value}) ON CONFLICT (id) DO NOTHING`;
+  const [recorded] = await db.$queryRaw<{ check_value: string; recorded_at: Date }[]>`
+    SELECT check_value, recorded_at FROM encryption_key_check WHERE id`;
+  if (!recorded) throw new Error('encryption key check: the recorded row is missing');
+  if (recorded.check_value !== value) {
+    throw new ConfigError(
+      `${keySource} is not the key this database was first started with (its check value was recorded ${recorded.recorded_at.toISOString()}): start with that key; with another, stored secrets cannot be decrypted.`,
+    );
+  }
+}
