@@ -5,6 +5,7 @@ import { emitEvent } from '../events/emit.ts';
 import { CHECK_VIOLATION, sqlState } from '../db/errors.ts';
 import { documentNotFound, evidenceError, readDocument } from './documents.ts';
 import type { Document } from './schemas.ts';
+import { entryVisible } from '../ledger/visibility.ts';
 
 /**
  * Documents as evidence (underlag) for journal entries: any number of documents per entry and of
@@ -21,7 +22,7 @@ interface LockedEntry {
 /** Locks the entry against a concurrent commit while an attachment to it changes. */
 async function lockEntry(ctx: OperationContext, companyId: string, entryId: string): Promise<LockedEntry | null> {
   const [row] = await ctx.db.$queryRaw<LockedEntry[]>`
-    SELECT id, status FROM journal_entries WHERE company_id = ${companyId}::uuid AND id = ${entryId}::uuid FOR SHARE`;
+    SELECT id, status FROM journal_entries e WHERE company_id = ${companyId}::uuid AND id = ${entryId}::uuid AND ${entryVisible} FOR SHARE`;
   return row ?? null;
 }
 

@@ -5,6 +5,7 @@ import type { OperationContext } from '../context.ts';
 import { requireScope, withTransaction } from '../context.ts';
 import { sha256Hex } from '../kernel/crypto.ts';
 import { DomainError } from '../kernel/errors.ts';
+import { entryVisible } from '../ledger/visibility.ts';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type PaginationMeta, keysetPage } from '../kernel/pagination.ts';
 import { emitEvent } from '../events/emit.ts';
 import { holdBlob, readBlob, releaseBlob } from './blobs.ts';
@@ -157,7 +158,7 @@ export async function committedEntriesOf(ctx: OperationContext, companyId: strin
   const rows = await ctx.db.$queryRaw<{ id: string }[]>`
     SELECT e.id FROM document_attachments a
       JOIN journal_entries e ON e.company_id = a.company_id AND e.id = a.journal_entry_id
-     WHERE a.company_id = ${companyId}::uuid AND a.document_id = ${documentId}::uuid AND e.status = 'committed'
+     WHERE a.company_id = ${companyId}::uuid AND a.document_id = ${documentId}::uuid AND e.status = 'committed' AND ${entryVisible}
      ORDER BY e.id
        FOR SHARE OF e`;
   return rows.map((row) => row.id);

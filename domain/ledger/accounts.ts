@@ -48,6 +48,7 @@ export async function listAccounts(
   const rows = await ctx.db.account.findMany({
     where: {
       companyId,
+      importId: null,
       AND: [
         ...(query.number_from ? [{ number: { gte: query.number_from } }] : []),
         ...(query.number_to ? [{ number: { lte: query.number_to } }] : []),
@@ -94,7 +95,7 @@ export async function updateAccount(ctx: OperationContext, companyId: string, nu
     const [before] = await tx.db.$queryRaw<AccountRow[]>`
       SELECT id, company_id AS "companyId", number, name, type, vat_code AS "vatCode", active,
              created_at AS "createdAt", updated_at AS "updatedAt"
-        FROM accounts WHERE company_id = ${companyId}::uuid AND number = ${number} FOR UPDATE`;
+        FROM accounts WHERE company_id = ${companyId}::uuid AND number = ${number} AND import_id IS NULL FOR UPDATE`;
     if (!before) throw accountNotFound(number);
     const updated = toAccount(
       await tx.db.account.update({

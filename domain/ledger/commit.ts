@@ -6,6 +6,7 @@ import { committingWithinBound } from './amount-limits.ts';
 import { isoToday } from './calendar.ts';
 import { entryNotFound, insertDraft, readEntry, type DraftInput } from './entries.ts';
 import { periodForDate } from './periods.ts';
+import { ENTRY_VISIBLE_SQL } from './visibility.ts';
 import type { JournalEntry, ReverseBody } from './schemas.ts';
 
 interface LockedEntry {
@@ -21,8 +22,8 @@ interface LockedEntry {
  * row's lock to COMMIT, every series commit of the company waits on this one (issue 30).
  */
 export const LOCK_ENTRY = `
-  SELECT id, status, date::text AS date, series FROM journal_entries
-   WHERE company_id = $1::uuid AND id = $2::uuid FOR UPDATE`;
+  SELECT id, status, date::text AS date, series FROM journal_entries e
+   WHERE company_id = $1::uuid AND id = $2::uuid AND ${ENTRY_VISIBLE_SQL} FOR UPDATE`;
 
 export const LINES_TO_COMMIT = `
   SELECT l.line_no, a.number, a.active, l.debit, l.credit
@@ -97,6 +98,12 @@ async function commitLocked(ctx: OperationContext, companyId: string, entry: Loc
   }
   if (place.yearClosed && !options.allowLockedPeriod) {
     throw new DomainError('FISCAL_YEAR_CLOSED', { message: `The fiscal year containing ${entry.date} is closed.` });
+  }
+  if (place.importing) {
+    throw new DomainError('PERIOD_LOCKED', {
+      message: `An SIE import is booking into the fiscal year containing ${entry.date}; commit there once it has finished.`,
+      details: [{ path: 'date', message: `${entry.date} lies in a fiscal year an SIE import is booking into.` }],
+    });
   }
   if (place.locked && !options.allowLockedPeriod) {
     throw new DomainError('PERIOD_LOCKED', {

@@ -80,6 +80,7 @@ export async function listDimensions(
   const rows = await ctx.db.dimension.findMany({
     where: {
       companyId,
+      importId: null,
       ...(query.parent_number !== undefined && { parentNumber: Number(query.parent_number) }),
       ...(after && { number: { gt: after.number } }),
     },
@@ -94,7 +95,7 @@ export async function createDimension(ctx: OperationContext, companyId: string, 
   requireScope(ctx, 'companies:write');
   return withTransaction(ctx, async (tx) => {
     if (body.parent_number !== undefined) {
-      const parent = await tx.db.dimension.findUnique({ where: { companyId_number: { companyId, number: body.parent_number } }, select: { number: true } });
+      const parent = await tx.db.dimension.findFirst({ where: { companyId, number: body.parent_number, importId: null }, select: { number: true } });
       if (!parent) {
         throw new DomainError('DIMENSION_UNKNOWN', {
           message: `The parent dimension ${body.parent_number} does not exist.`,
@@ -121,7 +122,7 @@ export async function createDimension(ctx: OperationContext, companyId: string, 
 export async function updateDimension(ctx: OperationContext, companyId: string, number: number, body: DimensionUpdateBody): Promise<Dimension> {
   requireScope(ctx, 'companies:write');
   const updated = await ctx.db.dimension.updateManyAndReturn({
-    where: { companyId, number },
+    where: { companyId, number, importId: null },
     data: { name: body.name, updatedAt: ctx.services.now() },
   });
   const [row] = updated;
@@ -130,7 +131,7 @@ export async function updateDimension(ctx: OperationContext, companyId: string, 
 }
 
 async function requireDimension(ctx: OperationContext, companyId: string, number: number): Promise<void> {
-  const found = await ctx.db.dimension.findUnique({ where: { companyId_number: { companyId, number } }, select: { number: true } });
+  const found = await ctx.db.dimension.findFirst({ where: { companyId, number, importId: null }, select: { number: true } });
   if (!found) throw dimensionNotFound(number);
 }
 
@@ -151,7 +152,7 @@ export async function listDimensionObjects(
     SELECT company_id AS "companyId", dimension_number AS "dimensionNumber", code, name, active,
            created_at AS "createdAt", updated_at AS "updatedAt"
       FROM dimension_objects
-     WHERE company_id = ${companyId}::uuid AND dimension_number = ${dimension}::integer
+     WHERE company_id = ${companyId}::uuid AND dimension_number = ${dimension}::integer AND import_id IS NULL
        AND (${query.active ?? null}::boolean IS NULL OR active = ${query.active ?? null}::boolean)
        AND (${after?.code ?? null}::text IS NULL OR code COLLATE "C" > ${after?.code ?? null}::text COLLATE "C")
      ORDER BY code COLLATE "C"
@@ -196,7 +197,7 @@ export async function updateDimensionObject(
 ): Promise<DimensionObject> {
   requireScope(ctx, 'companies:write');
   const [row] = await ctx.db.dimensionObject.updateManyAndReturn({
-    where: { companyId, dimensionNumber: dimension, code },
+    where: { companyId, dimensionNumber: dimension, code, importId: null },
     data: {
       ...(body.name !== undefined && { name: body.name }),
       ...(body.active !== undefined && { active: body.active }),

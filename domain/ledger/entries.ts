@@ -7,6 +7,7 @@ import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type Pagina
 import { z } from 'zod';
 import type { LineObject } from './dimension-schemas.ts';
 import { insertLineObjects, resolveLineObjects } from './line-objects.ts';
+import { ENTRY_VISIBLE_SQL, entryVisible } from './visibility.ts';
 import { type ENTRY_STATES, JournalEntry, toSqlDate, type JournalEntryCreateBody, type JournalEntryListQuery } from './schemas.ts';
 import { BooksDate, booksInstant } from '../kernel/books-dates.ts';
 
@@ -85,8 +86,8 @@ function toEntry(row: EntryRow): JournalEntry {
 export const entryNotFound = (): DomainError => new DomainError('NOT_FOUND', { message: 'No such journal entry in this company.' });
 
 /** One entry by (company, id): the app's read, and the benchmarks' raw baselines read with it too. */
-export const ENTRY_BY_ID = `${ENTRY_SELECT} WHERE e.company_id = $1::uuid AND e.id = $2::uuid`;
-const ENTRIES_BY_ID = `${ENTRY_SELECT} WHERE e.company_id = $1::uuid AND e.id = ANY($2::uuid[])`;
+export const ENTRY_BY_ID = `${ENTRY_SELECT} WHERE e.company_id = $1::uuid AND e.id = $2::uuid AND ${ENTRY_VISIBLE_SQL}`;
+const ENTRIES_BY_ID = `${ENTRY_SELECT} WHERE e.company_id = $1::uuid AND e.id = ANY($2::uuid[]) AND ${ENTRY_VISIBLE_SQL}`;
 
 /**
  * The entry as the API shows it, or null. Through the bare driver, inside a transaction or not
@@ -128,7 +129,7 @@ export async function listJournalEntries(
 ): Promise<{ entries: JournalEntry[]; pagination: PaginationMeta }> {
   requireScope(ctx, 'companies:read');
   const after = decodeKeysetCursor(LIST_NAME, query.cursor, ListKey);
-  const conditions: Prisma.Sql[] = [Prisma.sql`e.company_id = ${companyId}::uuid`];
+  const conditions: Prisma.Sql[] = [Prisma.sql`e.company_id = ${companyId}::uuid`, entryVisible];
   if (query.date_from) conditions.push(Prisma.sql`e.date >= ${query.date_from}::date`);
   if (query.date_to) conditions.push(Prisma.sql`e.date <= ${query.date_to}::date`);
   if (query.series) conditions.push(Prisma.sql`e.series = ${query.series}`);
@@ -163,7 +164,7 @@ export async function resolveLineAccounts(
 ): Promise<Map<string, AccountRef>> {
   const rows = await ctx.db.$queryRaw<AccountRef[]>`
     SELECT id, number, active FROM accounts
-     WHERE company_id = ${companyId}::uuid AND number = ANY(${[...new Set(numbers)]}::text[])
+     WHERE company_id = ${companyId}::uuid AND import_id IS NULL AND number = ANY(${[...new Set(numbers)]}::text[])
        FOR SHARE`;
   const byNumber = new Map(rows.map((row) => [row.number, row]));
   const unknown: ErrorDetail[] = [];
@@ -256,7 +257,7 @@ export async function deleteJournalEntry(ctx: OperationContext, companyId: strin
   await withTransaction(ctx, async (tx) => {
     const deleted = await tx.db.journalEntry.deleteMany({ where: { companyId, id: entryId, status: 'draft' } });
     if (deleted.count === 1) return;
-    const exists = await tx.db.journalEntry.findFirst({ where: { companyId, id: entryId }, select: { id: true } });
+    const exists = await readEntry(tx, companyId, entryId);
     if (!exists) throw entryNotFound();
     throw new DomainError('ENTRY_NOT_DRAFT', { message: 'This entry is committed; it cannot be deleted. Reverse it instead.' });
   });

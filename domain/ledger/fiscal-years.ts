@@ -13,7 +13,7 @@ export const MIN_FISCAL_YEAR_MONTHS = 1;
 export const MAX_FISCAL_YEAR_MONTHS = 18;
 export const DEFAULT_FISCAL_YEAR_MONTHS = 12;
 
-interface FiscalYearRow {
+export interface FiscalYearRow {
   id: string;
   companyId: string;
   startDate: Date;
@@ -46,6 +46,7 @@ export async function listFiscalYears(
   const rows = await ctx.db.fiscalYear.findMany({
     where: {
       companyId,
+      importId: null,
       ...(query.status && { closedAt: query.status === 'closed' ? { not: null } : null }),
       ...(query.from && { endDate: { gte: toSqlDate(query.from) } }),
       AND: [...(query.to ? [{ startDate: { lte: toSqlDate(query.to) } }] : []), ...(after ? [{ startDate: { gt: toSqlDate(after.start) } }] : [])],
@@ -122,10 +123,11 @@ export async function createFiscalYear(ctx: OperationContext, companyId: string,
 }
 
 /** Writes a fiscal year and one period per calendar month; the caller has checked the dates. */
-export async function insertFiscalYear(db: Db, companyId: string, start: string, end: string): Promise<FiscalYearRow> {
+export async function insertFiscalYear(db: Db, companyId: string, start: string, end: string, importId: string | null = null): Promise<FiscalYearRow> {
   return db.fiscalYear.create({
     data: {
       companyId,
+      importId,
       startDate: toSqlDate(start),
       endDate: toSqlDate(end),
       periods: {

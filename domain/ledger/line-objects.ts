@@ -38,9 +38,9 @@ export async function resolveLineObjects(ctx: OperationContext, companyId: strin
   const rows = await ctx.db.$queryRaw<Resolved[]>`
     SELECT p.dimension_number, p.object_code, d.number IS NOT NULL AS dimension_exists, o.active
       FROM unnest(${dimensions}::integer[], ${codes}::text[]) AS p(dimension_number, object_code)
-      LEFT JOIN dimensions d ON d.company_id = ${companyId}::uuid AND d.number = p.dimension_number
+      LEFT JOIN dimensions d ON d.company_id = ${companyId}::uuid AND d.number = p.dimension_number AND d.import_id IS NULL
       LEFT JOIN LATERAL (SELECT active FROM dimension_objects
-                          WHERE company_id = ${companyId}::uuid AND dimension_number = p.dimension_number AND code = p.object_code
+                          WHERE company_id = ${companyId}::uuid AND dimension_number = p.dimension_number AND code = p.object_code AND import_id IS NULL
                             FOR SHARE) o ON true`;
   const byKey = new Map(rows.map((row) => [keyOf(row.dimension_number, row.object_code), row]));
   const problems: Record<'DIMENSION_UNKNOWN' | 'OBJECT_UNKNOWN' | 'OBJECT_INACTIVE', ErrorDetail[]> = {

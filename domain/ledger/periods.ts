@@ -42,6 +42,7 @@ export async function listPeriods(
   const rows = await ctx.db.period.findMany({
     where: {
       companyId,
+      fiscalYear: { importId: null },
       ...(query.fiscal_year_id && { fiscalYearId: query.fiscal_year_id }),
       ...(query.status && { lockedAt: query.status === 'locked' ? { not: null } : null }),
       ...(query.from && { endDate: { gte: toSqlDate(query.from) } }),
@@ -64,7 +65,7 @@ async function lockRow(ctx: OperationContext, companyId: string, periodId: strin
     SELECT p.id, p.company_id AS "companyId", p.fiscal_year_id AS "fiscalYearId", p.start_date AS "startDate",
            p.end_date AS "endDate", p.locked_at AS "lockedAt", y.closed_at AS "closedAt"
       FROM periods p JOIN fiscal_years y ON y.company_id = p.company_id AND y.id = p.fiscal_year_id
-     WHERE p.company_id = ${companyId}::uuid AND p.id = ${periodId}::uuid
+     WHERE p.company_id = ${companyId}::uuid AND p.id = ${periodId}::uuid AND y.import_id IS NULL
        FOR UPDATE OF p`;
   if (!row) throw periodNotFound();
   return row;
@@ -100,9 +101,11 @@ export async function unlockPeriod(ctx: OperationContext, companyId: string, per
 }
 
 export const PERIOD_FOR_DATE = `
-  SELECT p.id, p.fiscal_year_id AS "fiscalYearId", p.locked_at AS "lockedAt", y.closed_at AS "closedAt"
+  SELECT p.id, p.fiscal_year_id AS "fiscalYearId", p.locked_at AS "lockedAt", y.closed_at AS "closedAt",
+         EXISTS (SELECT 1 FROM pending_imports pi
+                  WHERE pi.company_id = p.company_id AND p.fiscal_year_id IN (pi.fiscal_year_id, pi.opening_fiscal_year_id)) AS importing
     FROM periods p JOIN fiscal_years y ON y.company_id = p.company_id AND y.id = p.fiscal_year_id
-   WHERE p.company_id = $1::uuid AND p.start_date <= $2::date AND p.end_date >= $2::date
+   WHERE p.company_id = $1::uuid AND p.start_date <= $2::date AND p.end_date >= $2::date AND y.import_id IS NULL
      FOR SHARE OF p`;
 
 /**
@@ -114,8 +117,13 @@ export async function periodForDate(
   ctx: OperationContext,
   companyId: string,
   isoDate: string,
-): Promise<{ periodId: string; fiscalYearId: string; locked: boolean; yearClosed: boolean } | null> {
-  const [row] = await readRows<{ id: string; fiscalYearId: string; lockedAt: Date | null; closedAt: Date | null }>(ctx, PERIOD_FOR_DATE, [companyId, isoDate]);
+): Promise<{ periodId: string; fiscalYearId: string; locked: boolean; importing: boolean; yearClosed: boolean } | null> {
+  const [row] = await readRows<{ id: string; fiscalYearId: string; lockedAt: Date | null; closedAt: Date | null; importing: boolean }>(ctx, PERIOD_FOR_DATE, [
+    companyId,
+    isoDate,
+  ]);
   if (!row) return null;
-  return { periodId: row.id, fiscalYearId: row.fiscalYearId, locked: row.lockedAt !== null, yearClosed: row.closedAt !== null };
+  // While an SIE import books into the year, the year's numbers are the import's: other commits
+  // wait as for a locked period, so a cancelled import leaves no gap behind them (docs/sie.md).
+  return { periodId: row.id, fiscalYearId: row.fiscalYearId, locked: row.lockedAt !== null, importing: row.importing, yearClosed: row.closedAt !== null };
 }

@@ -21,6 +21,11 @@ export interface KindDeclaration<K extends string> {
   /** Further scopes the job's domain verbs check, beyond `scope`. */
   actsWith?: readonly Scope[];
   /**
+   * Long work on a company's books (an SIE import): at most MAX_HEAVY_PER_COMPANY such operations
+   * of one company run at once; the rest wait in the queue while other companies' work goes first.
+   */
+  heavy?: boolean;
+  /**
    * The job. Load its code with a dynamic import: the job's modules reach the event catalogue,
    * which holds the Operation schema, which lists every kind — a static import would close that
    * circle and leave a kind undefined while its file is still loading.

@@ -23,6 +23,13 @@ export const HEARTBEAT_MS = 10_000;
 /** Without a notification, look for work (and expired leases) this often. */
 export const IDLE_POLL_MS = 1_000;
 
+/**
+ * Heavy operations (SIE imports) a company may have running at once: one company's queue of
+ * imports cannot take every runner, and its imports never plan against each other's unfinished
+ * books. Another company's work is claimed past the waiting ones.
+ */
+export const MAX_HEAVY_PER_COMPANY = 1;
+
 /** Thrown inside a job when its lease was lost (another runner owns the row now): stop quietly. */
 export class LeaseLost extends Error {
   constructor(readonly operationId: string) {
@@ -40,14 +47,17 @@ export interface Job {
   /** The last checkpoint a previous attempt recorded, if any. */
   checkpoint: unknown;
   attempt: number;
+  /** Cancellation was requested before this attempt began (e.g. while no runner held the operation). */
+  cancelRequested: boolean;
   /** A context acting for the operation, holding exactly the scopes its kind needs. */
   ctx: OperationContext;
   /**
    * Records progress (and optionally a checkpoint) in `tx` — the same transaction as the work it
    * describes — renews the lease, and throws Cancelled when cancellation was requested or
-   * LeaseLost when another runner took over.
+   * LeaseLost when another runner took over. With `{ cancellable: false }` a requested cancellation
+   * does not throw: for work that must run to its end once begun (undoing an import, say).
    */
-  checkpointIn(tx: OperationContext, progress: number, message: string, checkpoint?: unknown): Promise<void>;
+  checkpointIn(tx: OperationContext, progress: number, message: string, checkpoint?: unknown, options?: { cancellable?: boolean }): Promise<void>;
   /** The uploaded input (SIE file), when the operation has one. */
   content(): Promise<Buffer | null>;
 }
@@ -56,6 +66,8 @@ export type JobHandler = (job: Job) => Promise<Record<string, unknown>>;
 
 export interface KindDefinition {
   handler: JobHandler;
+  /** At most MAX_HEAVY_PER_COMPANY heavy operations of a company run at once (define-kind.ts). */
+  heavy?: boolean;
   /** The scopes the job acts with (it was authorised when it was queued). */
   scopes: readonly string[];
 }
@@ -97,22 +109,31 @@ export function createOperationRunner(services: Services, options: RunnerOptions
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   const db = services.database.prisma;
   const kinds = Object.keys(options.kinds);
+  const heavyKinds = Object.entries(options.kinds)
+    .filter(([, definition]) => definition?.heavy)
+    .map(([kind]) => kind);
 
   async function claim(): Promise<OperationRow | null> {
     const [row] = await db.$queryRawUnsafe<OperationRow[]>(
       `UPDATE operations o
           SET status = 'running', lease_holder = $1, lease_expires_at = now() + ($2 || ' milliseconds')::interval,
               attempts = o.attempts + 1, started_at = coalesce(o.started_at, now())
-        WHERE o.id = (SELECT id FROM operations
-                       WHERE kind = ANY($3::text[])
-                         AND (status = 'queued' OR (status = 'running' AND lease_expires_at < now()))
-                       ORDER BY created_at, id
+        WHERE o.id = (SELECT c.id FROM operations c
+                       WHERE c.kind = ANY($3::text[])
+                         AND (c.status = 'queued' OR (c.status = 'running' AND c.lease_expires_at < now()))
+                         AND NOT (c.kind = ANY($4::text[])
+                                  AND (SELECT count(*) FROM operations r
+                                        WHERE r.company_id = c.company_id AND r.id <> c.id AND r.status = 'running'
+                                          AND r.kind = ANY($4::text[]) AND r.lease_expires_at >= now()) >= $5)
+                       ORDER BY c.created_at, c.id
                        LIMIT 1
                          FOR UPDATE SKIP LOCKED)
         RETURNING ${SELECT_COLUMNS}`,
       holder,
       String(leaseMs),
       kinds,
+      heavyKinds,
+      MAX_HEAVY_PER_COMPANY,
     );
     return row ?? null;
   }
@@ -172,8 +193,9 @@ export function createOperationRunner(services: Services, options: RunnerOptions
       input: (row.input ?? {}) as Record<string, unknown>,
       checkpoint: row.checkpoint,
       attempt: row.attempts,
+      cancelRequested: row.cancelRequested,
       ctx: systemContext(services, row, kind.scopes),
-      async checkpointIn(tx, progress, message, checkpoint) {
+      async checkpointIn(tx, progress, message, checkpoint, options) {
         const [state] = await tx.db.$queryRawUnsafe<{ cancelRequested: boolean }[]>(
           `UPDATE operations
               SET progress = $3, progress_message = $4, lease_expires_at = now() + ($5 || ' milliseconds')::interval,
@@ -189,7 +211,7 @@ export function createOperationRunner(services: Services, options: RunnerOptions
           JSON.stringify(checkpoint ?? null),
         );
         if (!state) throw new LeaseLost(row.id);
-        if (state.cancelRequested) throw new Cancelled();
+        if (state.cancelRequested && options?.cancellable !== false) throw new Cancelled();
       },
       async content() {
         const input = await db.operationInput.findUnique({ where: { operationId: row.id } });

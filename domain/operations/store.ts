@@ -142,6 +142,14 @@ export async function cancelOperation(ctx: OperationContext, companyId: string, 
 export async function deleteOperation(ctx: OperationContext, companyId: string, operationId: string): Promise<void> {
   requireScope(ctx, 'operations:write');
   await withTransaction(ctx, async (tx) => {
+    // An SIE import that has written hidden rows is undone by its runner, not dropped (docs/sie.md).
+    const pending = await tx.db.pendingImport.findFirst({ where: { companyId, operationId }, select: { operationId: true } });
+    if (pending) {
+      throw new DomainError('CONFLICT', {
+        message:
+          'This SIE import has written rows that only its runner can remove: cancel it instead (POST …/cancel); it then ends cancelled with nothing left behind.',
+      });
+    }
     const deleted = await tx.db.operation.deleteMany({ where: { companyId, id: operationId, status: { in: ['queued', 'running'] } } });
     if (deleted.count === 1) return;
     const row = await tx.db.operation.findFirst({ where: { companyId, id: operationId }, select: { status: true } });

@@ -1,6 +1,7 @@
 import type { OperationContext } from '../context.ts';
 import type { ReportPeriod } from './schemas.ts';
 import { carriesObject, type ObjectFilter } from './object-filter.ts';
+import { entryVisible } from '../ledger/visibility.ts';
 
 /** Per account, in öre: the exact sums as SQL computed them (bigint, never floats). */
 export interface BalanceRow {
@@ -45,7 +46,7 @@ export async function accountBalances(
                    coalesce(sum(l.credit) FILTER (WHERE e.date >= ${from}::date), 0)::bigint AS credit
               FROM journal_lines l
               JOIN journal_entries e ON e.company_id = l.company_id AND e.id = l.entry_id
-             WHERE l.company_id = ${companyId}::uuid AND e.status = 'committed' AND e.date <= ${to}::date ${carriesObject(filter)}
+             WHERE l.company_id = ${companyId}::uuid AND e.status = 'committed' AND ${entryVisible} AND e.date <= ${to}::date ${carriesObject(filter)}
              GROUP BY l.account_id) s
       JOIN accounts a ON a.company_id = ${companyId}::uuid AND a.id = s.account_id
      WHERE (CASE WHEN a.number < '3' THEN s.opening_all ELSE s.opening_year END) <> 0 OR s.debit <> 0 OR s.credit <> 0
@@ -63,7 +64,7 @@ export async function resultBeforeYear(ctx: OperationContext, companyId: string,
       FROM journal_lines l
       JOIN journal_entries e ON e.company_id = l.company_id AND e.id = l.entry_id
       JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
-     WHERE l.company_id = ${companyId}::uuid AND e.status = 'committed'
+     WHERE l.company_id = ${companyId}::uuid AND e.status = 'committed' AND ${entryVisible}
        AND e.date < ${period.fiscal_year.start_date}::date AND a.number >= '3' ${carriesObject(filter)}`;
   return row?.amount ?? 0n;
 }

@@ -5,6 +5,7 @@ import type { OperationContext } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { decodeKeysetCursor, encodeKeysetCursor, type PaginationMeta, keysetPage } from '../kernel/pagination.ts';
 import { carriesObject, type ObjectFilter } from './object-filter.ts';
+import { entryVisible } from '../ledger/visibility.ts';
 import { toOre, type GeneralLedgerLine, type GeneralLedgerQuery, type ReportPeriod } from './schemas.ts';
 import { ACCOUNT_NUMBER_PATTERN } from '../ledger/schemas.ts';
 import { BooksDate } from '../kernel/books-dates.ts';
@@ -87,6 +88,7 @@ export function ledgerPageSql(
     Prisma.sql`l.fiscal_year_id = ${period.fiscal_year.id}::uuid`,
     Prisma.sql`l.entry_date >= ${period.from}::date`,
     Prisma.sql`l.entry_date <= ${period.to}::date`,
+    entryVisible,
   ];
   if (accounts.from) conditions.push(Prisma.sql`l.account_number >= ${accounts.from}`);
   if (accounts.to) conditions.push(Prisma.sql`l.account_number <= ${accounts.to}`);
@@ -119,7 +121,9 @@ export async function openingBalances(
     SELECT l.account_number AS account, coalesce(sum(l.debit - l.credit), 0)::bigint AS amount
       FROM journal_lines l
      WHERE l.company_id = ${companyId}::uuid
-       AND l.fiscal_year_id = ANY(ARRAY(SELECT id FROM fiscal_years WHERE company_id = ${companyId}::uuid AND start_date <= ${period.from}::date))
+       AND l.fiscal_year_id = ANY(ARRAY(SELECT id FROM fiscal_years WHERE company_id = ${companyId}::uuid AND start_date <= ${period.from}::date AND import_id IS NULL))
+       AND NOT EXISTS (SELECT 1 FROM pending_imports pi JOIN journal_entries e ON e.company_id = pi.company_id AND e.import_id = pi.operation_id
+                        WHERE pi.company_id = l.company_id AND e.id = l.entry_id)
        AND l.account_number = ANY(${[...accounts]}::text[]) AND l.entry_date < ${period.from}::date
        AND (l.account_number < '3' OR l.fiscal_year_id = ${period.fiscal_year.id}::uuid) ${carriesObject(filter)}
      GROUP BY l.account_number`;

@@ -27,9 +27,9 @@ export async function resolveObjectFilter(
   if (query.object === undefined) throw invalid('query.object', 'Give object with dimension.');
   const filter = { dimension: Number(query.dimension), object: query.object };
   const [row] = await ctx.db.$queryRaw<{ dimension: boolean; object: boolean }[]>`
-    SELECT EXISTS (SELECT 1 FROM dimensions WHERE company_id = ${companyId}::uuid AND number = ${filter.dimension}::integer) AS dimension,
+    SELECT EXISTS (SELECT 1 FROM dimensions WHERE company_id = ${companyId}::uuid AND number = ${filter.dimension}::integer AND import_id IS NULL) AS dimension,
            EXISTS (SELECT 1 FROM dimension_objects
-                    WHERE company_id = ${companyId}::uuid AND dimension_number = ${filter.dimension}::integer AND code = ${filter.object}) AS object`;
+                    WHERE company_id = ${companyId}::uuid AND dimension_number = ${filter.dimension}::integer AND code = ${filter.object} AND import_id IS NULL) AS object`;
   if (!row?.dimension) {
     throw new DomainError('DIMENSION_UNKNOWN', {
       message: `No dimension ${filter.dimension} in this company.`,

@@ -17,14 +17,14 @@ export const fiscalYearNotFound = (): DomainError => new DomainError('NOT_FOUND'
 async function yearById(ctx: OperationContext, companyId: string, id: string): Promise<YearRow | undefined> {
   const [row] = await ctx.db.$queryRaw<YearRow[]>`
     SELECT id, start_date::text AS start_date, end_date::text AS end_date
-      FROM fiscal_years WHERE company_id = ${companyId}::uuid AND id = ${id}::uuid`;
+      FROM fiscal_years WHERE company_id = ${companyId}::uuid AND id = ${id}::uuid AND import_id IS NULL`;
   return row;
 }
 
 async function yearContaining(ctx: OperationContext, companyId: string, date: string): Promise<YearRow | undefined> {
   const [row] = await ctx.db.$queryRaw<YearRow[]>`
     SELECT id, start_date::text AS start_date, end_date::text AS end_date
-      FROM fiscal_years WHERE company_id = ${companyId}::uuid AND start_date <= ${date}::date AND end_date >= ${date}::date`;
+      FROM fiscal_years WHERE company_id = ${companyId}::uuid AND import_id IS NULL AND start_date <= ${date}::date AND end_date >= ${date}::date`;
   return row;
 }
 

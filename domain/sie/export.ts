@@ -4,6 +4,8 @@ import type { OperationContext } from '../context.ts';
 import { requireScope } from '../context.ts';
 import { API_VERSION } from '../kernel/version.ts';
 import { addDays, isoToday } from '../ledger/calendar.ts';
+import { entryVisible } from '../ledger/visibility.ts';
+import { type ComparativeYear, comparativeYearEnding } from '../ledger/comparatives.ts';
 import { accountBalances, closingOf, isBalanceSheetAccount } from '../reports/balances.ts';
 import type { ByteSink } from '../reports/byte-stream.ts';
 import { keysetPages } from '../reports/keyset.ts';
@@ -84,19 +86,30 @@ class SieOutput {
   }
 }
 
-const yearSelect = Prisma.sql`SELECT id, start_date::text AS start_date, end_date::text AS end_date FROM fiscal_years`;
+/** Years an import still pending has created are not the company's yet (ledger/visibility.ts). */
+const yearSelect = Prisma.sql`SELECT id, start_date::text AS start_date, end_date::text AS end_date FROM fiscal_years WHERE import_id IS NULL`;
 
 export async function exportSie(ctx: OperationContext, companyId: string, fiscalYearId: string): Promise<BinaryBody> {
   requireScope(ctx, 'companies:read');
   let filename = '';
   const stream = await streamFromSnapshot(ctx, async (tx) => {
-    const [year] = await tx.db.$queryRaw<YearRow[]>`${yearSelect} WHERE company_id = ${companyId}::uuid AND id = ${fiscalYearId}::uuid`;
+    const [year] = await tx.db.$queryRaw<YearRow[]>`${yearSelect} AND company_id = ${companyId}::uuid AND id = ${fiscalYearId}::uuid`;
     if (!year) throw fiscalYearNotFound();
     const [previous] = await tx.db.$queryRaw<YearRow[]>`
-      ${yearSelect} WHERE company_id = ${companyId}::uuid AND end_date = ${addDays(year.start_date, -1)}::date`;
+      ${yearSelect} AND company_id = ${companyId}::uuid AND end_date = ${addDays(year.start_date, -1)}::date`;
     const company = await companyHeading(tx, companyId);
     filename = `sie4-${company.orgNumber.replace(/[^0-9A-Za-z-]/g, '')}-${year.start_date}.se`;
-    const years = [{ index: 0, year }, ...(previous ? [{ index: -1, year: previous }] : [])];
+    // The previous years: comparative figures an import brought (the earlier program's own, which
+    // our books hold no vouchers for) come first; else the company's previous fiscal year. Older
+    // comparative years follow as -2, -3, … while they run back without a gap (docs/sie.md).
+    const years: { index: number; year: YearRow; comparative: ComparativeYear | null }[] = [{ index: 0, year, comparative: null }];
+    for (let index = -1, end = addDays(year.start_date, -1); ; index -= 1) {
+      const comparative = await comparativeYearEnding(tx, companyId, end);
+      if (comparative) years.push({ index, year: { id: '', start_date: comparative.start, end_date: comparative.end }, comparative });
+      else if (index === -1 && previous) years.push({ index, year: previous, comparative: null });
+      else break;
+      end = addDays((years.at(-1) as (typeof years)[number]).year.start_date, -1);
+    }
     return async (sink) => {
       const out = new SieOutput(sink);
       out.record('FLAGGA', '0');
@@ -112,7 +125,7 @@ export async function exportSie(ctx: OperationContext, companyId: string, fiscal
       const accountPage = (after: string | null, limit: number) =>
         tx.db.$queryRaw<{ number: string; name: string }[]>`
           SELECT number, name FROM accounts
-           WHERE company_id = ${companyId}::uuid ${after === null ? Prisma.empty : Prisma.sql`AND number > ${after}`}
+           WHERE company_id = ${companyId}::uuid AND import_id IS NULL ${after === null ? Prisma.empty : Prisma.sql`AND number > ${after}`}
            ORDER BY number LIMIT ${limit}`;
       for await (const page of keysetPages(accountPage, (account) => account.number)) {
         for (const account of page) {
@@ -125,7 +138,7 @@ export async function exportSie(ctx: OperationContext, companyId: string, fiscal
       // SIE 4B #DIM/#UNDERDIM then #OBJEKT, after the chart. Creation order puts a super-dimension
       // before its sub-dimensions (a parent must exist first), as a reader needs.
       const dimensions = await tx.db.$queryRaw<{ number: number; name: string; parent_number: number | null }[]>`
-        SELECT number, name, parent_number FROM dimensions WHERE company_id = ${companyId}::uuid
+        SELECT number, name, parent_number FROM dimensions WHERE company_id = ${companyId}::uuid AND import_id IS NULL
          ORDER BY parent_number IS NOT NULL, created_at, number`;
       for (const dimension of dimensions) {
         if (dimension.parent_number === null) out.record('DIM', String(dimension.number), sieText(dimension.name));
@@ -134,7 +147,7 @@ export async function exportSie(ctx: OperationContext, companyId: string, fiscal
       const objectPage = (after: { dimension: number; code: string } | null, limit: number) =>
         tx.db.$queryRaw<{ dimension: number; code: string; name: string }[]>`
           SELECT dimension_number AS dimension, code, name FROM dimension_objects
-           WHERE company_id = ${companyId}::uuid
+           WHERE company_id = ${companyId}::uuid AND import_id IS NULL
              ${after === null ? Prisma.empty : Prisma.sql`AND (dimension_number, code COLLATE "C") > (${after.dimension}::integer, ${after.code} COLLATE "C")`}
            ORDER BY dimension_number, code COLLATE "C" LIMIT ${limit}`;
       for await (const page of keysetPages(objectPage, (object) => ({ dimension: object.dimension, code: object.code }))) {
@@ -143,7 +156,12 @@ export async function exportSie(ctx: OperationContext, companyId: string, fiscal
       }
 
       // Balances are aggregated in SQL (reports/balances.ts), the same sums the reports print.
-      for (const { index, year: each } of years) {
+      for (const { index, year: each, comparative } of years) {
+        if (comparative) {
+          for (const balance of comparative.balances) out.record(balance.kind, String(index), balance.account, sieAmount(balance.amount));
+          await out.flush();
+          continue;
+        }
         const period: ReportPeriod = { from: each.start_date, to: each.end_date, fiscal_year: each };
         for (const row of await accountBalances(tx, companyId, period)) {
           if (isBalanceSheetAccount(row.account)) {
@@ -159,10 +177,10 @@ export async function exportSie(ctx: OperationContext, companyId: string, fiscal
       const linePage = (after: VoucherKey | null, limit: number) =>
         tx.db.$queryRaw<VoucherLine[]>`
           WITH next AS (
-            SELECT id, series, number, date, description, committed_at FROM journal_entries
-             WHERE company_id = ${companyId}::uuid AND fiscal_year_id = ${year.id}::uuid AND status = 'committed'
-               ${after === null ? Prisma.empty : Prisma.sql`AND (series, number) >= (${after.series}, ${after.number}::int)`}
-             ORDER BY series, number
+            SELECT e.id, e.series, e.number, e.date, e.description, e.committed_at FROM journal_entries e
+             WHERE e.company_id = ${companyId}::uuid AND e.fiscal_year_id = ${year.id}::uuid AND e.status = 'committed' AND ${entryVisible}
+               ${after === null ? Prisma.empty : Prisma.sql`AND (e.series, e.number) >= (${after.series}, ${after.number}::int)`}
+             ORDER BY e.series, e.number
              LIMIT ${ENTRIES_PER_PAGE(limit)})
           SELECT e.series, e.number, e.date::text AS date, e.description,
                  to_char(e.committed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS registered,

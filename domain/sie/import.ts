@@ -2,19 +2,19 @@ import { randomUUID } from 'node:crypto';
 import type { OperationContext } from '../context.ts';
 import { requireScope } from '../context.ts';
 import { DomainError } from '../kernel/errors.ts';
-import { emitEvents } from '../events/emit.ts';
-import { createAccount } from '../ledger/accounts.ts';
 import { defaultVatCode } from '../ledger/vat-codes.ts';
+import { emitEvents } from '../events/emit.ts';
+import { toAccount } from '../ledger/accounts.ts';
+import { readEntries } from '../ledger/entries.ts';
 import { addDays, addMonths } from '../ledger/calendar.ts';
 import { committingWithinBound } from '../ledger/amount-limits.ts';
-import { bookEntry } from '../ledger/commit.ts';
-import { readEntries } from '../ledger/entries.ts';
 import { fiscalYearConflict, fiscalYearShapeProblem, insertFiscalYear } from '../ledger/fiscal-years.ts';
 import { decodeSie } from './format.ts';
 import { parseSie, readSieLine, type SieIssue } from './parse.ts';
 import { mapSieSeries } from './series.ts';
 import { sieDimensions } from './dimensions.ts';
 import { ACCOUNT_NUMBER_PATTERN } from '../ledger/schemas.ts';
+import { COMPARATIVE_KINDS, type ComparativeKind } from '../ledger/comparatives.ts';
 import { isBalanceSheetAccount } from '../reports/balances.ts';
 
 /**
@@ -69,8 +69,8 @@ export interface SieImportVerification {
   line: number;
   /** Ours (domain/sie/series.ts). */
   series: string;
-  /** As the file wrote them. */
-  source: { series: string; number: string };
+  /** As the file wrote them (null for the opening entry, which the file has no #VER for). */
+  source: { series: string; number: string } | null;
   date: string;
   description: string;
   lines: (SieDraftLine & { objects: SieLineObject[] })[];
@@ -114,11 +114,23 @@ export interface SieImportFile {
   objects: { dimension: number; code: string; name: string }[];
   /** Objects on imported rows, summed over rows. */
   lineObjects: number;
+  /** #RAR -1, -2, … with their #IB, #UB and #RES (non-zero, summed per account and kind): comparative figures. */
+  priorYears: PriorYear[];
+}
+
+export interface PriorYear {
+  line: number;
+  index: number;
+  start: string;
+  end: string;
+  balances: { account: string; kind: ComparativeKind; amount: number }[];
 }
 
 export interface SieImportPlan {
   year: { id: string | null; start: string; end: string };
-  opening: { date: string; year: { id: string | null; start: string; end: string }; lines: SieDraftLine[] } | null;
+  /** The file's prior years: stored as comparative figures, or left out (the company's own books, or figures it has, cover the year). */
+  priorYears: { year: PriorYear; stored: boolean }[];
+  opening: { line: number; date: string; year: { id: string | null; start: string; end: string }; lines: SieDraftLine[] } | null;
   createAccounts: { number: string; name: string }[];
 }
 
@@ -256,8 +268,35 @@ export function readSieImport(bytes: Buffer): SieImportFile {
     });
   }
   const { dimensions, objects } = dimensionsAndObjects();
+  const priorYears: PriorYear[] = [];
+  for (const year of document.fiscalYears) {
+    if (year.yearIndex >= 0) continue;
+    if (year.end < year.start) problem(year.line, `#RAR ${year.yearIndex} ends before it starts.`);
+    const sums = new Map<string, { account: string; kind: ComparativeKind; amount: number }>();
+    for (const balance of document.balances) {
+      if (balance.yearIndex !== year.yearIndex || balance.amount === 0) continue;
+      if (!ACCOUNT_NUMBER_PATTERN.test(balance.account)) {
+        problem(
+          balance.line,
+          `#${balance.kind}: account "${balance.account}" is not an account number (four digits 1000-9999, or a sub-account of five or six digits).`,
+        );
+        continue;
+      }
+      const key = `${balance.account} ${balance.kind}`;
+      const known = sums.get(key);
+      if (known) known.amount += balance.amount;
+      else sums.set(key, { account: balance.account, kind: balance.kind, amount: balance.amount });
+    }
+    const order = (kind: ComparativeKind) => COMPARATIVE_KINDS.indexOf(kind);
+    const balances = [...sums.values()]
+      .filter((balance) => balance.amount !== 0)
+      .sort((a, b) => (a.account === b.account ? order(a.kind) - order(b.kind) : a.account < b.account ? -1 : 1));
+    priorYears.push({ line: year.line, index: year.yearIndex, start: year.start, end: year.end, balances });
+  }
+  priorYears.sort((a, b) => b.index - a.index);
   if (issues.length > 0) throw sieInvalid(issues);
   return {
+    priorYears,
     dimensions,
     objects,
     lineObjects,
@@ -307,6 +346,14 @@ function importYear(file: SieImportFile, years: readonly YearRow[]): { line: num
  */
 export async function planSieImport(ctx: OperationContext, companyId: string, file: SieImportFile): Promise<SieImportPlan> {
   await ctx.db.$queryRaw`SELECT id FROM companies WHERE id = ${companyId}::uuid FOR NO KEY UPDATE`;
+  // One import of a company at a time: a second would plan against a year the first is still writing.
+  const [running] = await ctx.db.$queryRaw<{ operation_id: string }[]>`
+    SELECT operation_id FROM pending_imports WHERE company_id = ${companyId}::uuid LIMIT 1`;
+  if (running) {
+    throw new DomainError('CONFLICT', {
+      message: `Another SIE import of this company (operation ${running.operation_id}) is still running; import this file once it has finished.`,
+    });
+  }
   const issues: SieIssue[] = [];
   const problem = (line: number, message: string): void => {
     issues.push({ line, message });
@@ -407,11 +454,22 @@ export async function planSieImport(ctx: OperationContext, companyId: string, fi
         if (active === false) problem(line, `#IB does not balance and its difference goes to account ${EARLIER_RESULT_ACCOUNT}, which is inactive.`);
         if (active === undefined && !file.accounts.has(EARLIER_RESULT_ACCOUNT)) createAccounts.push({ number: EARLIER_RESULT_ACCOUNT, name: 'Årets resultat' });
       }
-      opening = { date, year, lines };
+      opening = { line, date, year, lines };
     }
   }
+  // A prior year becomes comparative figures only where the company has nothing of its own for
+  // it: no committed entry dated in it, and no comparative year overlapping it.
+  const priorYears: SieImportPlan['priorYears'] = [];
+  for (const year of file.priorYears) {
+    const [taken] = await ctx.db.$queryRaw<{ found: boolean }[]>`
+      SELECT EXISTS (SELECT 1 FROM journal_entries e
+                      WHERE e.company_id = ${companyId}::uuid AND e.status = 'committed' AND e.date BETWEEN ${year.start}::date AND ${year.end}::date)
+          OR EXISTS (SELECT 1 FROM comparative_years
+                      WHERE company_id = ${companyId}::uuid AND start_date <= ${year.end}::date AND end_date >= ${year.start}::date) AS found`;
+    priorYears.push({ year, stored: !taken?.found });
+  }
   if (issues.length > 0) throw sieInvalid(issues);
-  return { year: { id: existing?.id ?? null, start, end }, opening, createAccounts };
+  return { year: { id: existing?.id ?? null, start, end }, priorYears, opening, createAccounts };
 }
 
 /** What an import does (its dry run) or did (its result), as JSON. */
@@ -430,6 +488,13 @@ export function sieImportSummary(file: SieImportFile, plan: SieImportPlan): Reco
     objects: file.objects.length,
     line_objects: file.lineObjects,
     accounts_created: plan.createAccounts.map((account) => account.number),
+    prior_years: plan.priorYears.map(({ year, stored }) => ({
+      year: year.index,
+      start_date: year.start,
+      end_date: year.end,
+      balances: year.balances.length,
+      stored,
+    })),
     opening_balance: plan.opening && {
       date: plan.opening.date,
       series: OPENING_SERIES,
@@ -441,52 +506,94 @@ export function sieImportSummary(file: SieImportFile, plan: SieImportPlan): Reco
 
 /**
  * Everything before the verifications, in the caller's transaction: the fiscal years, the
- * accounts, the opening entry, and the file's series reserved in the year (counter rows at 0).
+ * accounts, dimensions and objects, the opening entry, the file's series reserved in the year
+ * (counter rows at 0), and the pending_imports row that keeps all of it hidden and removable
+ * until completeSieImport (docs/sie.md "All or nothing"). What it creates names the import.
  */
 export async function prepareSieImport(
   ctx: OperationContext,
   companyId: string,
+  importId: string,
   file: SieImportFile,
   plan: SieImportPlan,
 ): Promise<{ fiscalYearId: string; openingEntryId: string | null }> {
   requireScope(ctx, 'companies:write');
-  const fiscalYearId = plan.year.id ?? (await insertFiscalYear(ctx.db, companyId, plan.year.start, plan.year.end)).id;
-  if (plan.opening && plan.opening.year.id === null) await insertFiscalYear(ctx.db, companyId, plan.opening.year.start, plan.opening.year.end);
-  for (const account of plan.createAccounts) await createAccount(ctx, companyId, { ...account, vat_code: defaultVatCode(account.number) });
+  const fiscalYearId = plan.year.id ?? (await insertFiscalYear(ctx.db, companyId, plan.year.start, plan.year.end, importId)).id;
+  const openingYearId = plan.opening
+    ? (plan.opening.year.id ?? (await insertFiscalYear(ctx.db, companyId, plan.opening.year.start, plan.opening.year.end, importId)).id)
+    : null;
+  await ctx.db.$executeRaw`
+    INSERT INTO pending_imports (company_id, operation_id, fiscal_year_id, opening_fiscal_year_id)
+    VALUES (${companyId}::uuid, ${importId}::uuid, ${fiscalYearId}::uuid, ${openingYearId}::uuid)`;
+  for (const account of plan.createAccounts) {
+    await ctx.db.account.create({
+      data: { companyId, number: account.number, name: account.name, vatCode: defaultVatCode(account.number), importId },
+    });
+  }
   // The company's own dimensions and objects keep their names; the file adds those it lacks.
   for (const dimension of file.dimensions) {
     await ctx.db.$executeRaw`
-      INSERT INTO dimensions (company_id, number, name, parent_number)
-      VALUES (${companyId}::uuid, ${dimension.number}::int, ${dimension.name}, ${dimension.parent}::int)
+      INSERT INTO dimensions (company_id, number, name, parent_number, import_id)
+      VALUES (${companyId}::uuid, ${dimension.number}::int, ${dimension.name}, ${dimension.parent}::int, ${importId}::uuid)
       ON CONFLICT (company_id, number) DO NOTHING`;
   }
   const { objects } = file;
   if (objects.length > 0) {
     await ctx.db.$executeRaw`
-      INSERT INTO dimension_objects (company_id, dimension_number, code, name)
-      SELECT ${companyId}::uuid, o.dimension, o.code, o.name
+      INSERT INTO dimension_objects (company_id, dimension_number, code, name, import_id)
+      SELECT ${companyId}::uuid, o.dimension, o.code, o.name, ${importId}::uuid
         FROM unnest(${objects.map((o) => o.dimension)}::int[], ${objects.map((o) => o.code)}::text[], ${objects.map((o) => o.name)}::text[])
              AS o(dimension, code, name)
       ON CONFLICT (company_id, dimension_number, code) DO NOTHING`;
   }
-  const opening = plan.opening
-    ? await bookEntry(ctx, companyId, { date: plan.opening.date, description: OPENING_DESCRIPTION, series: OPENING_SERIES, lines: plan.opening.lines })
-    : null;
+  for (const { year, stored } of plan.priorYears) {
+    if (!stored) continue;
+    await ctx.db.$executeRaw`
+      INSERT INTO comparative_years (company_id, start_date, end_date, import_id)
+      VALUES (${companyId}::uuid, ${year.start}::date, ${year.end}::date, ${importId}::uuid)`;
+    if (year.balances.length === 0) continue;
+    await ctx.db.$executeRaw`
+      INSERT INTO comparative_balances (company_id, year_start, account, kind, amount)
+      SELECT ${companyId}::uuid, ${year.start}::date, b.account, b.kind, b.amount
+        FROM unnest(${year.balances.map((b) => b.account)}::text[], ${year.balances.map((b) => b.kind)}::text[],
+                    ${year.balances.map((b) => String(b.amount))}::bigint[]) AS b(account, kind, amount)`;
+  }
+  let openingEntryId: string | null = null;
+  if (plan.opening && openingYearId) {
+    const [id] = await importSieBatch(ctx, companyId, importId, openingYearId, [
+      {
+        line: plan.opening.line,
+        series: OPENING_SERIES,
+        source: null,
+        date: plan.opening.date,
+        description: OPENING_DESCRIPTION,
+        lines: plan.opening.lines.map((line) => ({ ...line, objects: [] })),
+      },
+    ]);
+    openingEntryId = id ?? null;
+  }
   await ctx.db.$executeRaw`
     INSERT INTO journal_series_counters (company_id, fiscal_year_id, series, last_number)
     SELECT ${companyId}::uuid, ${fiscalYearId}::uuid, s.series, 0 FROM unnest(${[...file.series.keys()]}::text[]) AS s(series)
     ON CONFLICT (company_id, fiscal_year_id, series) DO NOTHING`;
-  return { fiscalYearId, openingEntryId: opening?.id ?? null };
+  return { fiscalYearId, openingEntryId };
 }
 
 /**
  * Drafts and commits a batch of verifications set-wise, in the caller's transaction, under the
- * commit rules (the trigger checks each balances; periods are share-locked and must be open) and
- * with journal_entry.committed for each. Numbers come from the series counters, so they continue
- * gaplessly from the previous batch.
+ * commit rules (the trigger checks each balances; periods are share-locked and must be open).
+ * Numbers come from the series counters, so they continue gaplessly from the previous batch.
+ * The entries name the import and stay hidden until it completes; their journal_entry.committed
+ * events follow once they are visible (announceSieImport). Returns the new entries' ids.
  */
-export async function importSieBatch(ctx: OperationContext, companyId: string, fiscalYearId: string, batch: readonly SieImportVerification[]): Promise<void> {
-  if (batch.length === 0) return;
+export async function importSieBatch(
+  ctx: OperationContext,
+  companyId: string,
+  importId: string,
+  fiscalYearId: string,
+  batch: readonly SieImportVerification[],
+): Promise<string[]> {
+  if (batch.length === 0) return [];
   const periods = await ctx.db.$queryRaw<{ id: string; start: string; end: string; locked: boolean; closed: boolean }[]>`
     SELECT p.id, p.start_date::text AS start, p.end_date::text AS end, p.locked_at IS NOT NULL AS locked, y.closed_at IS NOT NULL AS closed
       FROM periods p JOIN fiscal_years y ON y.company_id = p.company_id AND y.id = p.fiscal_year_id
@@ -511,10 +618,10 @@ export async function importSieBatch(ctx: OperationContext, companyId: string, f
 
   const ids = batch.map(() => randomUUID());
   await ctx.db.$executeRaw`
-    INSERT INTO journal_entries (id, company_id, date, description, series, source_series, source_number, created_by_api_key_id)
-    SELECT v.id, ${companyId}::uuid, v.date, v.description, v.series, v.source_series, v.source_number, ${ctx.actor?.apiKeyId ?? null}::uuid
+    INSERT INTO journal_entries (id, company_id, date, description, series, source_series, source_number, created_by_api_key_id, import_id)
+    SELECT v.id, ${companyId}::uuid, v.date, v.description, v.series, v.source_series, v.source_number, ${ctx.actor?.apiKeyId ?? null}::uuid, ${importId}::uuid
       FROM unnest(${ids}::uuid[], ${batch.map((v) => v.date)}::date[], ${batch.map((v) => v.description)}::text[], ${batch.map((v) => v.series)}::text[],
-                  ${batch.map((v) => v.source.series)}::text[], ${batch.map((v) => v.source.number)}::text[])
+                  ${batch.map((v) => v.source?.series ?? null)}::text[], ${batch.map((v) => v.source?.number ?? null)}::text[])
            AS v(id, date, description, series, source_series, source_number)`;
   const lines = batch.flatMap((verification, index) =>
     verification.lines.map((line, lineIndex) => ({ ...line, entryId: ids[index] as string, lineNo: lineIndex + 1 })),
@@ -559,5 +666,88 @@ export async function importSieBatch(ctx: OperationContext, companyId: string, f
      WHERE e.company_id = ${companyId}::uuid AND e.id = v.id`,
   );
   if (committed !== batch.length) throw new Error(`importSieBatch: ${committed} of ${batch.length} entries committed`);
+  return ids;
+}
+
+/**
+ * The end of an import, in the transaction of its last batch: the pending row goes, so everything
+ * the import wrote becomes the company's at once, and the small tables forget the import. The
+ * accounts it created are announced (account.created) here; the entries by announceSieImport.
+ */
+export async function completeSieImport(ctx: OperationContext, companyId: string, importId: string): Promise<void> {
+  await ctx.db.$executeRaw`DELETE FROM pending_imports WHERE company_id = ${companyId}::uuid AND operation_id = ${importId}::uuid`;
+  const accounts = await ctx.db.account.findMany({ where: { companyId, importId }, orderBy: { number: 'asc' } });
+  await ctx.db.$executeRaw`UPDATE fiscal_years SET import_id = NULL WHERE company_id = ${companyId}::uuid AND import_id = ${importId}::uuid`;
+  await ctx.db.$executeRaw`UPDATE accounts SET import_id = NULL WHERE company_id = ${companyId}::uuid AND import_id = ${importId}::uuid`;
+  await ctx.db.$executeRaw`UPDATE dimensions SET import_id = NULL WHERE company_id = ${companyId}::uuid AND import_id = ${importId}::uuid`;
+  await ctx.db.$executeRaw`UPDATE dimension_objects SET import_id = NULL WHERE company_id = ${companyId}::uuid AND import_id = ${importId}::uuid`;
+  await ctx.db.$executeRaw`UPDATE comparative_years SET import_id = NULL WHERE company_id = ${companyId}::uuid AND import_id = ${importId}::uuid`;
+  await emitEvents(ctx, companyId, 'account.created', accounts.map(toAccount));
+}
+
+/** Entries announced per transaction once an import is complete. */
+export const SIE_ANNOUNCE_BATCH = 500;
+
+/**
+ * journal_entry.committed for the next SIE_ANNOUNCE_BATCH entries of a completed import after
+ * `after` (in id order, so a rerun continues where the last transaction ended). Returns the last
+ * id announced, or null when none was left.
+ */
+export async function announceSieImport(ctx: OperationContext, companyId: string, importId: string, after: string | null): Promise<string | null> {
+  const rows = await ctx.db.$queryRaw<{ id: string }[]>`
+    SELECT id FROM journal_entries
+     WHERE company_id = ${companyId}::uuid AND import_id = ${importId}::uuid AND id > coalesce(${after}::uuid, '00000000-0000-0000-0000-000000000000'::uuid)
+     ORDER BY id LIMIT ${SIE_ANNOUNCE_BATCH}`;
+  if (rows.length === 0) return null;
+  const ids = rows.map((row) => row.id);
   await emitEvents(ctx, companyId, 'journal_entry.committed', await readEntries(ctx, companyId, ids));
+  return ids.at(-1) ?? null;
+}
+
+/** Whether the import still has a pending row: what it wrote is hidden and may be removed. */
+export async function sieImportPending(ctx: OperationContext, companyId: string, importId: string): Promise<boolean> {
+  const [row] = await ctx.db.$queryRaw<{ found: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM pending_imports WHERE company_id = ${companyId}::uuid AND operation_id = ${importId}::uuid) AS found`;
+  return row?.found ?? false;
+}
+
+/** Entries removed per transaction when an import is undone. */
+export const SIE_REMOVE_BATCH = 2000;
+
+/**
+ * Removes up to SIE_REMOVE_BATCH entries of a pending import (the triggers allow it only while
+ * the import is pending; their lines and objects go with them). Returns how many it removed.
+ */
+export async function removeSieImportEntries(ctx: OperationContext, companyId: string, importId: string): Promise<number> {
+  return ctx.db.$executeRaw`
+    DELETE FROM journal_entries
+     WHERE company_id = ${companyId}::uuid AND id IN (SELECT id FROM journal_entries
+                                                        WHERE company_id = ${companyId}::uuid AND import_id = ${importId}::uuid
+                                                        LIMIT ${SIE_REMOVE_BATCH})`;
+}
+
+/**
+ * The rest of an undone import, once its entries are gone, in one transaction: the series
+ * counters of its years fall back to the numbers still booked (and the ones it reserved go), then
+ * its objects, dimensions, accounts, the pending row, and the fiscal years it created.
+ */
+export async function removeSieImportRest(ctx: OperationContext, companyId: string, importId: string): Promise<void> {
+  const [pending] = await ctx.db.$queryRaw<{ fiscal_year_id: string; opening_fiscal_year_id: string | null }[]>`
+    SELECT fiscal_year_id, opening_fiscal_year_id FROM pending_imports
+     WHERE company_id = ${companyId}::uuid AND operation_id = ${importId}::uuid FOR UPDATE`;
+  if (!pending) return;
+  const years = [pending.fiscal_year_id, ...(pending.opening_fiscal_year_id ? [pending.opening_fiscal_year_id] : [])];
+  await ctx.db.$executeRaw`
+    UPDATE journal_series_counters c
+       SET last_number = coalesce((SELECT max(e.number) FROM journal_entries e
+                                    WHERE e.company_id = c.company_id AND e.fiscal_year_id = c.fiscal_year_id AND e.series = c.series), 0)
+     WHERE c.company_id = ${companyId}::uuid AND c.fiscal_year_id = ANY(${years}::uuid[])`;
+  await ctx.db.$executeRaw`
+    DELETE FROM journal_series_counters WHERE company_id = ${companyId}::uuid AND fiscal_year_id = ANY(${years}::uuid[]) AND last_number = 0`;
+  await ctx.db.$executeRaw`DELETE FROM comparative_years WHERE company_id = ${companyId}::uuid AND import_id = ${importId}::uuid`;
+  await ctx.db.$executeRaw`DELETE FROM dimension_objects WHERE company_id = ${companyId}::uuid AND import_id = ${importId}::uuid`;
+  await ctx.db.$executeRaw`DELETE FROM dimensions WHERE company_id = ${companyId}::uuid AND import_id = ${importId}::uuid`;
+  await ctx.db.$executeRaw`DELETE FROM accounts WHERE company_id = ${companyId}::uuid AND import_id = ${importId}::uuid`;
+  await ctx.db.$executeRaw`DELETE FROM pending_imports WHERE company_id = ${companyId}::uuid AND operation_id = ${importId}::uuid`;
+  await ctx.db.$executeRaw`DELETE FROM fiscal_years WHERE company_id = ${companyId}::uuid AND import_id = ${importId}::uuid`;
 }

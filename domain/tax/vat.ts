@@ -4,6 +4,7 @@ import { DomainError } from '../kernel/errors.ts';
 import { emitEvent } from '../events/emit.ts';
 import { bookEntry } from '../ledger/commit.ts';
 import { fromSqlDate, toSqlDate } from '../ledger/schemas.ts';
+import { ENTRY_VISIBLE_SQL } from '../ledger/visibility.ts';
 import { z } from 'zod';
 import { BooksDate } from '../kernel/books-dates.ts';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetPage, type PaginationMeta } from '../kernel/pagination.ts';
@@ -127,8 +128,9 @@ export async function listVatReturns(
 async function assertLockedPeriods(ctx: OperationContext, companyId: string, start: string, end: string): Promise<void> {
   const periods = await ctx.db.$queryRaw<{ start_date: string; end_date: string; locked: boolean }[]>`
     SELECT start_date::text AS start_date, end_date::text AS end_date, locked_at IS NOT NULL AS locked
-      FROM periods
+      FROM periods p
      WHERE company_id = ${companyId}::uuid AND end_date >= ${start}::date AND start_date <= ${end}::date
+       AND NOT EXISTS (SELECT 1 FROM fiscal_years y WHERE y.company_id = p.company_id AND y.id = p.fiscal_year_id AND y.import_id IS NOT NULL)
      ORDER BY start_date
        FOR SHARE`;
   const first = periods[0];
@@ -169,7 +171,7 @@ async function figuresOf(ctx: OperationContext, companyId: string, start: string
          FROM journal_lines l
          JOIN journal_entries e ON e.company_id = l.company_id AND e.id = l.entry_id
          JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
-        WHERE l.company_id = $1::uuid AND e.status = 'committed' AND e.date BETWEEN $2::date AND $3::date),
+        WHERE l.company_id = $1::uuid AND e.status = 'committed' AND ${ENTRY_VISIBLE_SQL} AND e.date BETWEEN $2::date AND $3::date),
      settlements AS (SELECT entry_id FROM period_lines GROUP BY entry_id HAVING ${SETTLEMENT_ENTRY_SQL})
      SELECT p.number, p.name, p.type, p.vat_code AS "vatCode",
             coalesce(sum(p.balance) FILTER (WHERE s.entry_id IS NULL), 0)::bigint AS declared,
@@ -254,7 +256,7 @@ export async function submitVatReturn(ctx: OperationContext, companyId: string, 
     }
     const [year] = await tx.db.$queryRaw<{ closed: boolean }[]>`
       SELECT closed_at IS NOT NULL AS closed FROM fiscal_years
-       WHERE company_id = ${companyId}::uuid AND start_date <= ${current.period_end}::date AND end_date >= ${current.period_end}::date`;
+       WHERE company_id = ${companyId}::uuid AND import_id IS NULL AND start_date <= ${current.period_end}::date AND end_date >= ${current.period_end}::date`;
     if (year?.closed && figures.settlement.length > 0) {
       throw new DomainError('FISCAL_YEAR_CLOSED', {
         message: `The fiscal year containing ${current.period_end} is closed; the settlement entry cannot be booked there.`,

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES_AVAILABLE, TEST_ENCRYPTION_KEY, createTestServices, type TestServices } from '../helpers/db.ts';
 import { makeTenant, type Tenant } from '../helpers/factories.ts';
 import { blobOf, send } from '../helpers/documents.ts';
+import { books } from '../helpers/ledger.ts';
 import { startNode, type RunningProcess } from '../helpers/process.ts';
 import { generatedAmount, generatedSie } from '../helpers/sie.ts';
 import { buildApp } from '../../cli/build-app.ts';
@@ -12,7 +13,8 @@ import { untilValue } from '../helpers/until.ts';
 /**
  * Issue 15's acceptance: `npm run worker` killed with SIGKILL in the middle of a 20,000-verification
  * SIE import; after a restart the operation ends succeeded and the ledger holds each verification
- * exactly once, numbered 1-20,000 without a gap. Real processes on PostgreSQL.
+ * exactly once, numbered 1-20,000 without a gap; killed and then cancelled, the restarted worker
+ * removes all it wrote (issue 27). Real processes on PostgreSQL.
  */
 
 const VERIFICATIONS = 20_000;
@@ -164,5 +166,51 @@ describe.skipIf(!POSTGRES_AVAILABLE)('SIE import survives SIGKILL of its worker 
       other.companyId,
     );
     expect(numbers).toEqual({ distinct: VERIFICATIONS, low: 1, high: VERIFICATIONS });
+  });
+  it('killed mid-import, then cancelled: the restarted worker removes every entry, year and account, and ends it cancelled', { timeout: 240_000 }, async () => {
+    const third = await makeTenant(t.services.database.prisma);
+    const prisma = t.services.database.prisma;
+    const leftovers = async () => {
+      const [row] = await prisma.$queryRawUnsafe<Record<string, number>[]>(
+        `SELECT (SELECT count(*)::int FROM journal_entries WHERE company_id = $1::uuid) AS entries,
+                (SELECT count(*)::int FROM journal_lines WHERE company_id = $1::uuid) AS lines,
+                (SELECT count(*)::int FROM fiscal_years WHERE company_id = $1::uuid) AS years,
+                (SELECT count(*)::int FROM accounts WHERE company_id = $1::uuid) AS accounts,
+                (SELECT count(*)::int FROM journal_series_counters WHERE company_id = $1::uuid) AS counters,
+                (SELECT count(*)::int FROM pending_imports WHERE company_id = $1::uuid) AS pending`,
+        third.companyId,
+      );
+      return row!;
+    };
+    const before = await leftovers();
+    const first = await startWorker();
+    const form = new FormData();
+    form.append('file', blobOf(generatedSie(VERIFICATIONS), 'text/plain'), 'stora-bolaget.se');
+    const app = buildApp(t.services);
+    const started = await send(app, third.key, `/api/v1/companies/${third.companyId}/sie-imports`, form);
+    expect(started.status, started.text).toBe(202);
+    const id = started.body.data.id as string;
+    const progressed = await untilValue(
+      () => state(id, third.companyId),
+      (s) => FINAL.includes(s.status) || (s.next ?? 0) >= 2 * SIE_IMPORT_BATCH,
+      'the import to be under way',
+    );
+    expect(progressed.status).toBe('running');
+    first.child.kill('SIGKILL');
+    await once(first.child, 'exit');
+    expect((await leftovers()).entries).toBeGreaterThanOrEqual(2 * SIE_IMPORT_BATCH);
+
+    const cancel = await books(app, third.key, third.companyId).send('POST', `/operations/${id}/cancel`);
+    expect(cancel.status, cancel.text).toBe(200);
+    await prisma.$executeRawUnsafe(`UPDATE operations SET lease_expires_at = now() - interval '1 second' WHERE id = $1::uuid AND status = 'running'`, id);
+    const second = await startWorker();
+    const finished = await untilValue(
+      () => state(id, third.companyId),
+      (s) => FINAL.includes(s.status),
+      'the cancelled import to end',
+    );
+    await second.stop();
+    expect(finished).toMatchObject({ status: 'cancelled', attempts: 2, entries: 0 });
+    expect(await leftovers()).toEqual(before);
   });
 });

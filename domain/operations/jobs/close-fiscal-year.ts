@@ -4,8 +4,9 @@ import { DomainError } from '../../kernel/errors.ts';
 import { emitEvent } from '../../events/emit.ts';
 import { bookEntry } from '../../ledger/commit.ts';
 import { addDays, addMonths, lastDayOfMonth } from '../../ledger/calendar.ts';
-import { insertFiscalYear, toFiscalYear, DEFAULT_FISCAL_YEAR_MONTHS } from '../../ledger/fiscal-years.ts';
+import { type FiscalYearRow, insertFiscalYear, toFiscalYear, DEFAULT_FISCAL_YEAR_MONTHS } from '../../ledger/fiscal-years.ts';
 import { fromSqlDate } from '../../ledger/schemas.ts';
+import { entryVisible } from '../../ledger/visibility.ts';
 import type { Job } from '../runner.ts';
 import { closeFiscalYearKind } from '../kinds/close-fiscal-year.ts';
 
@@ -30,7 +31,7 @@ export interface ClosePlan {
 export async function planClose(ctx: OperationContext, companyId: string, fiscalYearId: string): Promise<ClosePlan> {
   requireScope(ctx, closeFiscalYearKind.scope);
   const [year] = await ctx.db.$queryRaw<{ start_date: Date; end_date: Date; closed_at: Date | null }[]>`
-    SELECT start_date, end_date, closed_at FROM fiscal_years WHERE company_id = ${companyId}::uuid AND id = ${fiscalYearId}::uuid FOR UPDATE`;
+    SELECT start_date, end_date, closed_at FROM fiscal_years WHERE company_id = ${companyId}::uuid AND id = ${fiscalYearId}::uuid AND import_id IS NULL FOR UPDATE`;
   if (!year) throw new DomainError('NOT_FOUND', { message: 'No such fiscal year in this company.' });
   if (year.closed_at) throw new DomainError('FISCAL_YEAR_CLOSED', { message: `This fiscal year was closed at ${year.closed_at.toISOString()}.` });
   const open = await ctx.db.$queryRaw<{ start_date: string }[]>`
@@ -49,7 +50,7 @@ export async function planClose(ctx: OperationContext, companyId: string, fiscal
       FROM journal_lines l
       JOIN journal_entries e ON e.company_id = l.company_id AND e.id = l.entry_id
       JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
-     WHERE l.company_id = ${companyId}::uuid AND e.status = 'committed' AND e.fiscal_year_id = ${fiscalYearId}::uuid`;
+     WHERE l.company_id = ${companyId}::uuid AND e.status = 'committed' AND ${entryVisible} AND e.fiscal_year_id = ${fiscalYearId}::uuid`;
   if (!sums || sums.debit !== sums.credit) {
     throw new DomainError('ENTRY_UNBALANCED', { message: `The year does not balance: debits ${sums?.debit} öre, credits ${sums?.credit} öre.` });
   }
@@ -85,7 +86,7 @@ export async function closeFiscalYearNow(ctx: OperationContext, companyId: strin
           );
     const closedYear = toFiscalYear(await tx.db.fiscalYear.update({ where: { id: fiscalYearId }, data: { closedAt: tx.services.now() } }));
     const nextStart = addDays(plan.endDate, 1);
-    let next = await tx.db.fiscalYear.findFirst({ where: { companyId, startDate: new Date(`${nextStart}T00:00:00.000Z`) } });
+    let next: FiscalYearRow | null = await tx.db.fiscalYear.findFirst({ where: { companyId, startDate: new Date(`${nextStart}T00:00:00.000Z`) } });
     next ??= await insertFiscalYear(tx.db, companyId, nextStart, lastDayOfMonth(addMonths(nextStart, DEFAULT_FISCAL_YEAR_MONTHS - 1)));
     await emitEvent(tx, companyId, 'fiscal_year.closed', closedYear, { status: 'open', closed_at: null });
     return {

@@ -1,38 +1,62 @@
 import { z } from 'zod';
 import type { OperationContext } from '../../context.ts';
 import { requireScope, withTransaction } from '../../context.ts';
-import { DomainError } from '../../kernel/errors.ts';
-import { checkLooksLikeSie, importSieBatch, planSieImport, prepareSieImport, readSieImport, sieImportSummary, SIE_IMPORT_BATCH } from '../../sie/import.ts';
+import { DomainError, type ErrorCode } from '../../kernel/errors.ts';
+import {
+  announceSieImport,
+  checkLooksLikeSie,
+  completeSieImport,
+  importSieBatch,
+  planSieImport,
+  prepareSieImport,
+  readSieImport,
+  removeSieImportEntries,
+  removeSieImportRest,
+  SIE_IMPORT_BATCH,
+  sieImportPending,
+  sieImportSummary,
+} from '../../sie/import.ts';
+import { isDatabaseUnavailable } from '../../db/errors.ts';
 import type { Operation } from '../schemas.ts';
 import { enqueueOperation } from '../store.ts';
-import type { Job } from '../runner.ts';
+import { Cancelled, LeaseLost, type Job } from '../runner.ts';
 import { sieImportKind } from '../kinds/sie-import.ts';
 
-/** Where a rerun resumes: after the setup, at verification `next` (0-based, in file order). */
-const Checkpoint = z
-  .object({
-    fiscal_year_id: z.uuid(),
-    opening_entry_id: z.uuid().nullable(),
-    next: z.number().int().nonnegative(),
-    summary: z.record(z.string(), z.unknown()),
-  })
-  .nullable();
-type Checkpoint = NonNullable<z.infer<typeof Checkpoint>>;
+/**
+ * Where a rerun resumes. `import`: after the setup, at verification `next` (0-based, in file
+ * order). `announce`: the books are complete; journal_entry.committed goes out for the entries
+ * after `after`. `remove`: the import failed or was cancelled and is being undone; the outcome
+ * is what the operation ends with once nothing of it is left. A checkpoint without `phase` was
+ * written before phases existed and is an `import` one.
+ */
+const ImportState = z.object({
+  phase: z.literal('import').default('import'),
+  fiscal_year_id: z.uuid(),
+  opening_entry_id: z.uuid().nullable(),
+  next: z.number().int().nonnegative(),
+  summary: z.record(z.string(), z.unknown()),
+});
+const AnnounceState = z.object({ phase: z.literal('announce'), after: z.uuid().nullable(), result: z.record(z.string(), z.unknown()) });
+const Outcome = z.union([z.object({ status: z.literal('cancelled') }), z.object({ status: z.literal('failed'), code: z.string(), message: z.string() })]);
+const RemoveState = z.object({ phase: z.literal('remove'), outcome: Outcome, removed: z.number().int().nonnegative() });
+const Checkpoint = z.union([AnnounceState, RemoveState, ImportState]).nullable();
+type ImportState = z.infer<typeof ImportState>;
+type Outcome = z.infer<typeof Outcome>;
 
 /**
  * Queues an import of an uploaded file. Here only its first record is checked (it must be SIE),
  * so a large file never holds the request; the job reads and checks the rest before writing. A
- * dry run reads and plans the whole file at once and shows the plan as the operation's result.
+ * dry run reads and plans the whole file at once and shows the plan as the operation's result;
+ * it parses outside any transaction, so it holds a database connection only for the plan.
  */
 export async function startSieImport(ctx: OperationContext, companyId: string, file: { filename: string | null; bytes: Buffer }): Promise<Operation> {
   requireScope(ctx, sieImportKind.scope);
   checkLooksLikeSie(file.bytes);
-  const preview = ctx.dryRun
-    ? await withTransaction(ctx, async (tx) => {
-        const read = readSieImport(file.bytes);
-        return sieImportSummary(read, await planSieImport(tx, companyId, read));
-      })
-    : null;
+  // A dry run reads the file before it takes a connection: the parse is the long part (CPU and
+  // memory), and the plan's transaction that follows is a few indexed queries, so a dry run holds
+  // a pooled connection only as long as any other write does (docs/sie.md).
+  const read = ctx.dryRun ? readSieImport(file.bytes) : null;
+  const preview = read ? await withTransaction(ctx, async (tx) => sieImportSummary(read, await planSieImport(tx, companyId, read))) : null;
   // The client's file name is kept for the record only (display), without control characters.
   const filename = file.filename?.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255) ?? null;
   const operation = await enqueueOperation(ctx, companyId, sieImportKind.kind, { filename, bytes: file.bytes.length }, file.bytes);
@@ -40,41 +64,121 @@ export async function startSieImport(ctx: OperationContext, companyId: string, f
 }
 
 /**
- * Imports an uploaded SIE 4 file (domain/sie/import.ts). The file is read and checked whole, then
- * checked against the books and the setup (fiscal years, accounts, opening entry) written in one
- * transaction with the first checkpoint — a bad file fails here and leaves nothing behind. Then
- * every SIE_IMPORT_BATCH verifications commit in one transaction together with the checkpoint
- * naming the next one, so a process killed at any moment leaves whole batches and the checkpoint
- * that matches them: the rerun continues there, and each verification is booked exactly once
- * with gapless numbers. Cancelling stops at the next batch; the batches before it stay booked.
+ * Imports an uploaded SIE 4 file (domain/sie/import.ts), all or nothing (docs/sie.md). The file
+ * is read and checked whole, then checked against the books, and the setup (fiscal years,
+ * accounts, dimensions, the opening entry, the pending_imports row) is written in one transaction
+ * with the first checkpoint — a bad file fails there and writes nothing. Every SIE_IMPORT_BATCH
+ * verifications then commit in one transaction with the checkpoint naming the next one, so a
+ * process killed at any moment leaves whole batches and the checkpoint that matches them, and the
+ * rerun continues there. All of it stays hidden until the last batch's transaction completes the
+ * import. A failure or a cancel before that removes everything the import wrote (also when the
+ * cancel came while no runner held it: the next claim undoes it), and the operation ends failed or
+ * cancelled. After completion the entries are announced in batches; a cancel then changes nothing.
  */
 export async function importSieJob(job: Job): Promise<Record<string, unknown>> {
+  const checkpoint = Checkpoint.parse(job.checkpoint ?? null);
+  if (checkpoint?.phase === 'remove') return undo(job, checkpoint.outcome, checkpoint.removed);
+  if (checkpoint?.phase === 'announce') return announce(job, checkpoint.after, checkpoint.result);
+  if (job.cancelRequested) return undo(job, { status: 'cancelled' }, 0);
+  let result: Record<string, unknown>;
+  try {
+    result = await importAll(job, checkpoint);
+  } catch (error) {
+    if (error instanceof LeaseLost || isDatabaseUnavailable(error)) throw error;
+    if (error instanceof Cancelled) return undo(job, { status: 'cancelled' }, 0);
+    if (error instanceof DomainError) return undo(job, { status: 'failed', code: error.code, message: error.message }, 0, error);
+    job.ctx.services.logger.error({ err: error, operation: job.operationId }, 'SIE import failed unexpectedly; undoing it');
+    return undo(
+      job,
+      { status: 'failed', code: 'INTERNAL_ERROR', message: 'The import failed unexpectedly and was undone; retry it, or contact support with its id.' },
+      0,
+    );
+  }
+  return announce(job, null, result);
+}
+
+async function importAll(job: Job, checkpoint: ImportState | null): Promise<Record<string, unknown>> {
   const bytes = await job.content();
   if (!bytes) throw new DomainError('SIE_INVALID', { message: 'The operation has no SIE file.' });
   const file = readSieImport(bytes);
   const total = file.verifications.length;
-  let state: Checkpoint | null = Checkpoint.parse(job.checkpoint ?? null);
-  state ??= await withTransaction(job.ctx, async (tx) => {
-    const plan = await planSieImport(tx, job.companyId, file);
-    const prepared = await prepareSieImport(tx, job.companyId, file, plan);
-    const first: Checkpoint = {
-      fiscal_year_id: prepared.fiscalYearId,
-      opening_entry_id: prepared.openingEntryId,
-      next: 0,
-      summary: sieImportSummary(file, plan),
-    };
-    await job.checkpointIn(tx, 1, `Checked; 0 of ${total} verifications imported`, first);
-    return first;
-  });
+  const result = (state: ImportState) => ({ ...state.summary, fiscal_year_id: state.fiscal_year_id, opening_entry_id: state.opening_entry_id });
+  let state: ImportState =
+    checkpoint ??
+    (await withTransaction(job.ctx, async (tx) => {
+      const plan = await planSieImport(tx, job.companyId, file);
+      const prepared = await prepareSieImport(tx, job.companyId, job.operationId, file, plan);
+      const first: ImportState = {
+        phase: 'import',
+        fiscal_year_id: prepared.fiscalYearId,
+        opening_entry_id: prepared.openingEntryId,
+        next: 0,
+        summary: sieImportSummary(file, plan),
+      };
+      // A file without vouchers is complete with its setup.
+      if (total === 0) {
+        await completeSieImport(tx, job.companyId, job.operationId);
+        await job.checkpointIn(tx, 99, 'Imported; announcing the entries', { phase: 'announce', after: null, result: result(first) });
+      } else await job.checkpointIn(tx, 1, `Checked; 0 of ${total} verifications imported`, first);
+      return first;
+    }));
   while (state.next < total) {
-    const from: Checkpoint = state;
+    const from: ImportState = state;
     state = await withTransaction(job.ctx, async (tx) => {
       const batch = file.verifications.slice(from.next, from.next + SIE_IMPORT_BATCH);
-      await importSieBatch(tx, job.companyId, from.fiscal_year_id, batch);
-      const next: Checkpoint = { ...from, next: from.next + batch.length };
-      await job.checkpointIn(tx, 1 + (98 * next.next) / total, `${next.next} of ${total} verifications imported`, next);
+      await importSieBatch(tx, job.companyId, job.operationId, from.fiscal_year_id, batch);
+      const next: ImportState = { ...from, next: from.next + batch.length };
+      if (next.next < total) {
+        await job.checkpointIn(tx, 1 + (97 * next.next) / total, `${next.next} of ${total} verifications imported`, next);
+      } else {
+        // The last batch completes the import in its own transaction: all of it appears at once.
+        await completeSieImport(tx, job.companyId, job.operationId);
+        await job.checkpointIn(tx, 99, 'Imported; announcing the entries', { phase: 'announce', after: null, result: result(next) });
+      }
       return next;
     });
   }
-  return { ...state.summary, fiscal_year_id: state.fiscal_year_id, opening_entry_id: state.opening_entry_id };
+  return result(state);
+}
+
+/** journal_entry.committed for every imported entry, in checkpointed batches; then the result. */
+async function announce(job: Job, from: string | null, result: Record<string, unknown>): Promise<Record<string, unknown>> {
+  let after = from;
+  for (;;) {
+    const done = await withTransaction(job.ctx, async (tx) => {
+      const last = await announceSieImport(tx, job.companyId, job.operationId, after);
+      if (last === null) return true;
+      after = last;
+      await job.checkpointIn(tx, 99, 'Imported; announcing the entries', { phase: 'announce', after, result }, { cancellable: false });
+      return false;
+    });
+    if (done) return result;
+  }
+}
+
+/**
+ * Undoes an import that did not complete: records the outcome in the checkpoint (a rerun goes on
+ * undoing), removes its entries batch by batch and then the rest, and ends the operation with
+ * the outcome. Nothing to undo (the setup never committed, or the import had completed) ends it
+ * at once.
+ */
+async function undo(job: Job, outcome: Outcome, removedBefore: number, cause?: DomainError): Promise<never> {
+  let removed = removedBefore;
+  if (await sieImportPending(job.ctx, job.companyId, job.operationId)) {
+    const record = (tx: OperationContext) =>
+      job.checkpointIn(tx, 0, `Undoing the import: ${removed} entries removed`, { phase: 'remove', outcome, removed }, { cancellable: false });
+    await withTransaction(job.ctx, record);
+    for (;;) {
+      const count = await withTransaction(job.ctx, async (tx) => {
+        const n = await removeSieImportEntries(tx, job.companyId, job.operationId);
+        removed += n;
+        await record(tx);
+        return n;
+      });
+      if (count === 0) break;
+    }
+    await withTransaction(job.ctx, (tx) => removeSieImportRest(tx, job.companyId, job.operationId));
+  }
+  if (outcome.status === 'cancelled') throw new Cancelled();
+  throw cause ?? new DomainError(outcome.code as ErrorCode, { message: outcome.message });
 }

@@ -5,5 +5,6 @@ export const sieImportKind = defineKind({
   kind: 'sie_import',
   scope: 'companies:write',
   actsWith: ['companies:read'],
+  heavy: true,
   handler: async (job) => (await import('../jobs/import-sie.ts')).importSieJob(job),
 });

@@ -8,7 +8,8 @@ export const deleteOperation = defineOperation({
   method: 'DELETE',
   path: '/companies/{companyId}/operations/{operationId}',
   summary: 'Delete an operation',
-  description: 'Deletes a queued or running operation (a runner holding it stops at its next checkpoint). Finished operations are the record and stay.',
+  description:
+    'Deletes a queued or running operation (a runner holding it stops at its next checkpoint). Finished operations are the record and stay. An SIE import that has begun writing is cancelled instead (409 CONFLICT), so its runner removes what it wrote.',
   auth: { scope: 'operations:write' },
   risk: 'L2',
   idempotent: false,
@@ -17,7 +18,7 @@ export const deleteOperation = defineOperation({
   idempotencyKey: 'none',
   sideEffects: ['delete'],
   auditTarget: 'operation',
-  errors: ['OPERATION_FINISHED'],
+  errors: ['OPERATION_FINISHED', 'CONFLICT'],
   input: { params: OperationParams },
   output: null,
   status: 204,

@@ -5,6 +5,7 @@ import { MembershipRole } from '../../../domain/companies/schemas.ts';
 import { columnOf } from '../../../domain/db/model-columns.ts';
 import { IDEMPOTENCY_STATES } from '../../../domain/idempotency/records.ts';
 import { ACCOUNT_TYPES, ENTRY_STATES, JournalEntry, VAT_CODES } from '../../../domain/ledger/schemas.ts';
+import { COMPARATIVE_KINDS } from '../../../domain/ledger/comparatives.ts';
 import { OPERATION_STATUSES, TERMINAL_STATUSES as FINISHED_OPERATION_STATUSES } from '../../../domain/operations/schemas.ts';
 import { Agi, SalaryRunStatus } from '../../../domain/payroll/schemas.ts';
 import { VatReturn } from '../../../domain/tax/schemas.ts';
@@ -41,6 +42,7 @@ const LISTS: Readonly<Record<string, { values: readonly string[]; subsets?: Read
   'salary_runs.status': { values: SalaryRunStatus.options },
   'agi_declarations.status': { values: Agi.shape.status.options },
   'vat_returns.status': { values: VatReturn.shape.status.options },
+  'comparative_balances.kind': { values: COMPARATIVE_KINDS },
 };
 
 /** Where a CHECK names values of a column: the whole constraint (the column's list) or a part of a rule. */
