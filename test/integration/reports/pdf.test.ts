@@ -281,7 +281,8 @@ describe.skipIf(!HAS_POPPLER).each(DB_TARGETS)('report PDFs (%s)', (target) => {
     }
   });
 
-  it('never starts a page with a subtotal or the grand total, however the rows fall', async () => {
+  // Page layout is the renderer's, not the engine's: the sweep (51 PDFs) runs on the embedded one only.
+  it.skipIf(target !== 'pglite')('never starts a page with a subtotal or the grand total, however the rows fall', async () => {
     // A company of its own whose n-th day adds one account: day by day the rows reach the page end
     // at every offset, so some day's total would fall first on page 2 unless kept with its group.
     const own = await makeTenant(t.services.database.prisma);
