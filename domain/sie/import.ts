@@ -18,27 +18,24 @@ import { COMPARATIVE_KINDS, type ComparativeKind } from '../ledger/comparatives.
 import { isBalanceSheetAccount } from '../reports/balances.ts';
 
 /**
- * SIE 4 import (issue 15): the file is read whole and checked against itself and the books before
- * anything is written, so a bad file imports nothing and its failure names the line of the first
- * problem. Then one transaction creates what the verifications need (the fiscal year, accounts the
- * chart lacks, the opening balances), and the verifications follow in batches, each committed with
- * the checkpoint that says where the next one starts (domain/operations/jobs/import-sie.ts).
+ * SIE 4 import: the file is read whole and checked against itself and the books before anything
+ * is written, so a bad file imports nothing and its failure names the line of the first problem.
+ * Then one transaction creates what the verifications need (the fiscal year, accounts the chart
+ * lacks, dimensions and objects, the opening balances, prior years' comparative figures), and the
+ * verifications follow in batches, each committed with the checkpoint that says where the next one
+ * starts (domain/operations/jobs/import-sie.ts). All of it is tagged with the import and hidden
+ * until the last batch; a failure or a cancel removes it (all or nothing).
  *
- * Decisions, as the operation's description states them:
- * - Verifications keep the file's series (upper-cased) and are numbered 1, 2, … in file order —
- *   exactly the file's numbers when they are gapless, as exportSie writes them. A series that
- *   already has entries in that year refuses the import, so a file imported twice is refused
- *   rather than doubled; the import reserves its series when it starts.
- * - The fiscal year is #RAR 0: the company's year with exactly those dates, or a new one (it must
- *   fit beside the others). Every #VER must be dated inside it. The #VER date is the entry's date;
- *   #TRANS dates, dimension objects, #RTRANS/#BTRANS and the registration date are not kept.
- * - #IB (classes 1-2) is booked only when the company has no committed entry before the year: one
- *   entry in series IB on the day before the year starts (in the year before it, created when
- *   missing), so the year's opening balances are the file's exactly. An #IB that does not balance
- *   (earlier results never moved to equity) is balanced on 8999, where the exporting books held it
- *   as results. A company with earlier books keeps its own opening balances.
- * - Accounts the chart lacks are created from #KONTO (existing accounts keep their names); zero
- *   #TRANS rows are skipped.
+ * The rules, each with its SIE 4B section, are in docs/sie.md; in short:
+ * - Verification series are free text in SIE 4: each maps to one of ours (domain/sie/series.ts),
+ *   numbered 1, 2, … in file order, with the file's own series and number kept on the entry.
+ * - The fiscal year is #RAR 0; every #VER must be dated inside it. #RAR -1 and older, with their
+ *   #IB/#UB/#RES, become comparative figures where the company has no books of its own then.
+ * - #IB (classes 1-2) is booked only when the company has no committed entry before the year, as
+ *   one entry in series IB the day before the year starts; an unbalanced #IB is balanced on 8999.
+ * - #TRANS rows carry their objects; #BTRANS/#RTRANS are not booked (the #TRANS rows are the
+ *   verification as it stands); empty and zero verifications are skipped and counted.
+ * - Accounts the chart lacks are created from #KONTO (existing accounts keep their names).
  */
 
 /** SIE files are text: 50 MiB holds several hundred thousand verifications. */
