@@ -6,10 +6,8 @@ import { SIE_SAMPLES_DIR } from '../../helpers/sie-samples.ts';
 import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
 import { makeTenant } from '../../helpers/factories.ts';
 import { books } from '../../helpers/ledger.ts';
-import { blobOf, send } from '../../helpers/documents.ts';
+import { importSieFile } from '../../helpers/sie-import.ts';
 import { buildApp } from '../../../cli/build-app.ts';
-import { createOperationRunner } from '../../../domain/operations/runner.ts';
-import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds.ts';
 
 /**
  * Every real SIE 4 file in ../shared/sie-samples (written by Fortnox, Visma, Mamut, Norstedts,
@@ -67,12 +65,7 @@ describe.runIf(SIE_SAMPLES_DIR !== null).each(DB_TARGETS)('the sample SIE files 
   it.each(FILES)('%s imports as published, with every #IB 0, #UB 0 and #RES 0, the voucher count and the objects on its rows', async (name) => {
     const tenant = await makeTenant(t.services.database.prisma);
     const b = books(app, tenant.key, tenant.companyId);
-    const form = new FormData();
-    form.append('file', blobOf(readFileSync(join(SAMPLES, name)), 'text/plain'), name);
-    const started = await send(app, tenant.key, `/api/v1/companies/${tenant.companyId}/sie-imports`, form);
-    expect(started.status, started.text).toBe(202);
-    await createOperationRunner(t.services, { kinds: OPERATION_KIND_RUNNERS }).runOnce();
-    const done = (await b.send('GET', `/operations/${started.body.data.id}`)).body.data;
+    const done = await importSieFile(app, t.services, tenant, readFileSync(join(SAMPLES, name)), name);
     expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
 
     const { vouchers, figures } = figuresOf(name);

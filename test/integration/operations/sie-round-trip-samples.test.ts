@@ -4,12 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIE_SAMPLES_DIR } from '../../helpers/sie-samples.ts';
 import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
 import { makeTenant } from '../../helpers/factories.ts';
-import { books } from '../../helpers/ledger.ts';
 import { download } from '../../helpers/reports.ts';
-import { blobOf, send } from '../../helpers/documents.ts';
+import { importSieFile } from '../../helpers/sie-import.ts';
 import { buildApp } from '../../../cli/build-app.ts';
-import { createOperationRunner } from '../../../domain/operations/runner.ts';
-import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds.ts';
 import { decodeSieFile } from '../../../domain/sie/import.ts';
 import { parseSie, type SieDocument } from '../../../domain/sie/parse.ts';
 
@@ -76,12 +73,7 @@ describe.runIf(SIE_SAMPLES_DIR !== null).each(DB_TARGETS)('SIE → us → SIE wi
   it.each(FILES)('%s: the export gives the same years 0 and -1, vouchers and objects', async (name) => {
     const bytes = readFileSync(join(SAMPLES, name));
     const tenant = await makeTenant(t.services.database.prisma);
-    const form = new FormData();
-    form.append('file', blobOf(bytes, 'text/plain'), name);
-    const started = await send(app, tenant.key, `/api/v1/companies/${tenant.companyId}/sie-imports`, form);
-    expect(started.status, started.text).toBe(202);
-    await createOperationRunner(t.services, { kinds: OPERATION_KIND_RUNNERS }).runOnce();
-    const done = (await books(app, tenant.key, tenant.companyId).send('GET', `/operations/${started.body.data.id}`)).body.data;
+    const done = await importSieFile(app, t.services, tenant, bytes, name);
     expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
     const exported = await download(app, `/api/v1/companies/${tenant.companyId}/fiscal-years/${done.result.fiscal_year_id}/sie`, { key: tenant.key });
     expect(exported.status).toBe(200);

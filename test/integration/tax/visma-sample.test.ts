@@ -4,10 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { engineSuite } from '../../helpers/engine-suite.ts';
 import { SIE_SAMPLES_DIR } from '../../helpers/sie-samples.ts';
 import { books } from '../../helpers/ledger.ts';
-import { blobOf, send } from '../../helpers/documents.ts';
+import { importSieFile } from '../../helpers/sie-import.ts';
 import { buildApp } from '../../../cli/build-app.ts';
-import { createOperationRunner } from '../../../domain/operations/runner.ts';
-import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds.ts';
 
 /**
  * Real books: Visma Compact 6.00's SIE 4 file (../shared/sie-samples, byte for byte as published).
@@ -31,12 +29,7 @@ describe.runIf(SIE_SAMPLES_DIR !== null)('Visma Compact 6.00 sample', () =>
       });
 
       it('imports the file as published', async () => {
-        const form = new FormData();
-        form.append('file', blobOf(readFileSync(SAMPLE), 'text/plain'), 'visma-compact-6.00.se');
-        const started = await send(t.app, t.tenant.key, `/api/v1/companies/${t.tenant.companyId}/sie-imports`, form);
-        expect(started.status, started.text).toBe(202);
-        await createOperationRunner(t.services, { kinds: OPERATION_KIND_RUNNERS }).runOnce();
-        const done = (await b.send('GET', `/operations/${started.body.data.id}`)).body.data;
+        const done = await importSieFile(t.app, t.services, t.tenant, readFileSync(SAMPLE), 'visma-compact-6.00.se');
         expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
       });
 
