@@ -6,8 +6,12 @@
  * year rewrites the company row once per entry inside one transaction, and each rewrite walks the
  * chain of the row's earlier versions, so that UPDATE grows with the square of the entries.
  */
-import type pg from 'pg';
-import type { createServices } from '../domain/bootstrap.ts';
+import pg from 'pg';
+import { buildApp } from '../cli/build-app.ts';
+import { loadConfig } from '../domain/kernel/config.ts';
+import { createLogger } from '../domain/kernel/logger.ts';
+import { createPostgresDatabase, TEST_ENCRYPTION_KEY } from '../test/helpers/db.ts';
+import { createServices } from '../domain/bootstrap.ts';
 import { insertFiscalYear } from '../domain/ledger/fiscal-years.ts';
 import { makeTenant } from '../test/helpers/factories.ts';
 
@@ -85,4 +89,36 @@ export async function generateBooks(services: Awaited<ReturnType<typeof createSe
   await pool.query('VACUUM ANALYZE journal_lines');
   console.log(`  generated ${lines.toLocaleString('en')} committed lines in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return { companyId: tenant.companyId, key: tenant.key, fiscalYearId: year.id };
+}
+
+/** A PostgreSQL database of the bench's own, the app's services on it, a bare pool for bulk writes, and the HTTP app. */
+export interface BooksBench {
+  services: Awaited<ReturnType<typeof createServices>>;
+  pool: pg.Pool;
+  app: ReturnType<typeof buildApp>;
+  /** Closes the pool and the services and drops the database. */
+  close(): Promise<void>;
+}
+
+export async function openBooksBench(rateLimitPerMinute: number): Promise<BooksBench> {
+  const db = await createPostgresDatabase();
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    DATABASE_ANON_URL: db.anonUrl,
+    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: String(rateLimitPerMinute),
+  });
+  const services = await createServices(config, { logger: createLogger('warn') });
+  const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  return {
+    services,
+    pool,
+    app: buildApp(services),
+    close: async () => {
+      await pool.end();
+      await services.database.close();
+      await db.drop();
+    },
+  };
 }

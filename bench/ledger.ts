@@ -6,13 +6,8 @@
  * with their spread. Acceptance (issue 30): page 500 ÷ page 1 ≤ 1.3 at 1M lines, page 1 at 1M
  * within 2× of page 1 at 10k. `BENCH_LEDGER_LINES` changes the large size.
  */
-import pg from 'pg';
-import { createServices } from '../domain/bootstrap.ts';
-import { loadConfig } from '../domain/kernel/config.ts';
-import { createLogger } from '../domain/kernel/logger.ts';
-import { buildApp } from '../cli/build-app.ts';
-import { createPostgresDatabase, TEST_ENCRYPTION_KEY } from '../test/helpers/db.ts';
-import { BOOKS_YEAR, type Books, generateBooks } from './books.ts';
+import { BOOKS_YEAR, type Books, generateBooks, openBooksBench } from './books.ts';
+import { median } from './http/load.ts';
 
 const LARGE = Number(process.env.BENCH_LEDGER_LINES ?? 1_000_000);
 const SMALL = 10_000;
@@ -28,26 +23,12 @@ interface Target {
   headers: Record<string, string>;
 }
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
 const spread = (values: number[], digits: number) => `${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)}`;
 
 async function main(): Promise<void> {
-  const db = await createPostgresDatabase();
-  const config = loadConfig({
-    DATABASE_URL: db.url,
-    DATABASE_ANON_URL: db.anonUrl,
-    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: '1000000',
-  });
-  const services = await createServices(config, { logger: createLogger('warn') });
-  const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  const bench = await openBooksBench(1_000_000);
+  const { services, pool, app } = bench;
   try {
-    const app = buildApp(services);
     console.log(`\nGeneral ledger pages (PostgreSQL, limit 50), ${SMALL.toLocaleString('en')} and ${LARGE.toLocaleString('en')} committed lines:`);
     const small = await generateBooks(services, pool, SMALL);
     const large = await generateBooks(services, pool, LARGE);
@@ -112,9 +93,7 @@ async function main(): Promise<void> {
     console.error(error);
     process.exitCode = 1;
   } finally {
-    await pool.end();
-    await services.database.close();
-    await db.drop();
+    await bench.close();
   }
 }
 

@@ -6,13 +6,10 @@
  * The lines are generated with SQL (generate_series), born as drafts and committed by UPDATEs
  * through the ledger's guard (books.ts). `BENCH_REPORT_LINES` changes the large size.
  */
-import pg from 'pg';
-import { createServices } from '../domain/bootstrap.ts';
-import { loadConfig } from '../domain/kernel/config.ts';
-import { createLogger } from '../domain/kernel/logger.ts';
-import { buildApp } from '../cli/build-app.ts';
-import { createPostgresDatabase, TEST_ENCRYPTION_KEY } from '../test/helpers/db.ts';
-import { BOOKS_YEAR, type Books, generateBooks } from './books.ts';
+import type pg from 'pg';
+import type { createServices } from '../domain/bootstrap.ts';
+import type { buildApp } from '../cli/build-app.ts';
+import { BOOKS_YEAR, type Books, generateBooks, openBooksBench } from './books.ts';
 
 const LARGE = Number(process.env.BENCH_REPORT_LINES ?? 1_000_000);
 const SMALL = Math.round(LARGE / 10);
@@ -132,18 +129,9 @@ async function measure(services: Services, app: ReturnType<typeof buildApp>, poo
 }
 
 async function main(): Promise<void> {
-  const db = await createPostgresDatabase();
-  const config = loadConfig({
-    DATABASE_URL: db.url,
-    DATABASE_ANON_URL: db.anonUrl,
-    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: '100000',
-  });
-  const services = await createServices(config, { logger: createLogger('warn') });
-  const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  const bench = await openBooksBench(100_000);
+  const { services, pool, app } = bench;
   try {
-    const app = buildApp(services);
     console.log(`\nReports over committed journal lines (PostgreSQL), ${SMALL.toLocaleString('en')} and ${LARGE.toLocaleString('en')} lines:`);
     const small = await measure(services, app, pool, SMALL);
     const large = await measure(services, app, pool, LARGE);
@@ -177,9 +165,7 @@ async function main(): Promise<void> {
     console.error(error);
     process.exitCode = 1;
   } finally {
-    await pool.end();
-    await services.database.close();
-    await db.drop();
+    await bench.close();
   }
 }
 
