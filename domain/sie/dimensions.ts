@@ -1,6 +1,6 @@
 import { MAX_DIMENSION_NUMBER, SIE_DIMENSIONS } from '../ledger/dimension-schemas.ts';
 import type { SieLineObject } from './import.ts';
-import type { SieDocument, SieField } from './parse.ts';
+import type { SieField, SieHead } from './parse.ts';
 
 /**
  * Dimensions and objects of an SIE file (SIE 4B §4 *Objektredovisning* and §8 #DIM, #UNDERDIM,
@@ -8,6 +8,8 @@ import type { SieDocument, SieField } from './parse.ts';
  * per dimension. An object a row uses that no #OBJEKT declares, or a dimension no #DIM declares,
  * is still the file's: it is created, named by its code (a dimension by SIE's reserved name, e.g.
  * 1 Kostnadsställe, or "Dimension n"). A sub-dimension (#UNDERDIM) needs its super-dimension.
+ * The rows are read as the file streams (readObjects keeps only the distinct objects used); the
+ * declarations are merged in at the end, so a #OBJEKT after the row that uses it still names it.
  */
 const MAX_NAME = 200;
 const MAX_CODE = 100;
@@ -15,22 +17,10 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 
 const reservedName = (number: number): string | undefined => (SIE_DIMENSIONS as Record<number, { name: string }>)[number]?.name;
 
-export function sieDimensions(document: SieDocument, problem: (line: number, message: string) => void) {
-  const dimensions = new Map<number, { number: number; name: string; parent: number | null; line: number }>();
-  for (const dimension of document.dimensions) {
-    if (dimension.number < 1 || dimension.number > MAX_DIMENSION_NUMBER) {
-      problem(dimension.line, `#DIM ${dimension.number}: a dimension number is 1-${MAX_DIMENSION_NUMBER}.`);
-      continue;
-    }
-    const name = dimension.name.trim().slice(0, MAX_NAME) || reservedName(dimension.number) || `Dimension ${dimension.number}`;
-    if (!dimensions.has(dimension.number)) dimensions.set(dimension.number, { number: dimension.number, name, parent: dimension.parent, line: dimension.line });
-  }
-  const objects = new Map<string, { dimension: number; code: string; name: string }>();
+export function sieDimensions(problem: (line: number, message: string) => void) {
+  /** Objects rows use, in first-use order, with the first line using each. */
+  const used = new Map<string, { dimension: number; code: string; line: number }>();
   const key = (dimension: number, code: string): string => `${dimension}\u0000${code}`;
-  const declare = (dimension: number, line: number): void => {
-    if (!dimensions.has(dimension))
-      dimensions.set(dimension, { number: dimension, name: reservedName(dimension) ?? `Dimension ${dimension}`, parent: null, line });
-  };
   const checkCode = (code: string, line: number, label: string): boolean => {
     if (code === '' || code.length > MAX_CODE || CONTROL.test(code)) {
       problem(line, `${label}: an object code is 1-${MAX_CODE} characters without control characters, found ${JSON.stringify(code)}.`);
@@ -45,12 +35,6 @@ export function sieDimensions(document: SieDocument, problem: (line: number, mes
     }
     return true;
   };
-  for (const object of document.objects) {
-    if (!checkDimension(object.dimension, object.line, '#OBJEKT') || !checkCode(object.code, object.line, '#OBJEKT')) continue;
-    declare(object.dimension, object.line);
-    const id = key(object.dimension, object.code);
-    if (!objects.has(id)) objects.set(id, { dimension: object.dimension, code: object.code, name: object.name.trim().slice(0, MAX_NAME) });
-  }
 
   /** A #TRANS row's object list → its objects; problems name the row's line. */
   function readObjects(list: readonly string[] | SieField, line: number): SieLineObject[] {
@@ -69,15 +53,42 @@ export function sieDimensions(document: SieDocument, problem: (line: number, mes
         return [];
       }
       found.push({ dimension, code });
-      declare(dimension, line);
       const id = key(dimension, code);
-      if (!objects.has(id)) objects.set(id, { dimension, code, name: code.slice(0, MAX_NAME) });
+      if (!used.has(id)) used.set(id, { dimension, code, line });
     }
     return found;
   }
 
-  /** Parents before their sub-dimensions, each sub-dimension's parent declared. */
-  function dimensionsAndObjects() {
+  /** Once the file is read: its declared dimensions and objects, then those only rows use; parents before their sub-dimensions. */
+  function dimensionsAndObjects(document: Pick<SieHead, 'dimensions' | 'objects'>) {
+    const dimensions = new Map<number, { number: number; name: string; parent: number | null; line: number }>();
+    for (const dimension of document.dimensions) {
+      if (dimension.number < 1 || dimension.number > MAX_DIMENSION_NUMBER) {
+        problem(dimension.line, `#DIM ${dimension.number}: a dimension number is 1-${MAX_DIMENSION_NUMBER}.`);
+        continue;
+      }
+      const name = dimension.name.trim().slice(0, MAX_NAME) || reservedName(dimension.number) || `Dimension ${dimension.number}`;
+      if (!dimensions.has(dimension.number))
+        dimensions.set(dimension.number, { number: dimension.number, name, parent: dimension.parent, line: dimension.line });
+    }
+    const objects = new Map<string, { dimension: number; code: string; name: string }>();
+    const declare = (dimension: number, line: number): void => {
+      if (!dimensions.has(dimension))
+        dimensions.set(dimension, { number: dimension, name: reservedName(dimension) ?? `Dimension ${dimension}`, parent: null, line });
+    };
+    for (const object of document.objects) {
+      if (!checkDimension(object.dimension, object.line, '#OBJEKT') || !checkCode(object.code, object.line, '#OBJEKT')) continue;
+      declare(object.dimension, object.line);
+      const id = key(object.dimension, object.code);
+      if (!objects.has(id)) objects.set(id, { dimension: object.dimension, code: object.code, name: object.name.trim().slice(0, MAX_NAME) });
+    }
+
+    for (const { dimension, code, line } of used.values()) {
+      declare(dimension, line);
+      const id = key(dimension, code);
+      if (!objects.has(id)) objects.set(id, { dimension, code, name: code.slice(0, MAX_NAME) });
+    }
+    // Parents before their sub-dimensions, each sub-dimension's parent declared.
     const ordered: { number: number; name: string; parent: number | null }[] = [];
     const placed = new Set<number>();
     const place = (number: number, trail: readonly number[]): void => {

@@ -9,8 +9,19 @@ import { readEntries } from '../ledger/entries.ts';
 import { addDays, addMonths } from '../ledger/calendar.ts';
 import { committingWithinBound } from '../ledger/amount-limits.ts';
 import { fiscalYearConflict, fiscalYearShapeProblem, insertFiscalYear } from '../ledger/fiscal-years.ts';
-import { decodeSie } from './format.ts';
-import { parseSie, readSieLine, type SieIssue } from './parse.ts';
+import {
+  decodeSieBytes,
+  detectSieEncoding,
+  parseSieStream,
+  readSieLine,
+  MAX_REPORTED_ISSUES,
+  SieIssueList,
+  type SieBytes,
+  type SieEncoding,
+  type SieField,
+  type SieIssue,
+  type SieVerification,
+} from './parse.ts';
 import { mapSieSeries } from './series.ts';
 import { sieDimensions } from './dimensions.ts';
 import { ACCOUNT_NUMBER_PATTERN } from '../ledger/schemas.ts';
@@ -50,10 +61,7 @@ export const EARLIER_RESULT_ACCOUNT = '8999';
 /** Verifications per transaction and checkpoint: small enough to stay well inside the transaction timeout. */
 export const SIE_IMPORT_BATCH = 500;
 
-/** The problems a refusal lists in `details` (the message names the first). */
-const MAX_REPORTED_ISSUES = 20;
 const SNIFF_BYTES = 64 * 1024;
-const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 export interface SieDraftLine {
   account: string;
@@ -93,14 +101,19 @@ export interface SieImportFile {
   used: Map<string, number>;
   /** Non-zero #IB 0 of classes 1-2, in öre (debit positive). */
   opening: { line: number; account: string; amount: number }[];
-  verifications: SieImportVerification[];
+  /** How the bytes decode (detectSieEncoding): the import's later pass reads them the same way. */
+  encoding: SieEncoding;
+  /** Verifications the import books (without the skipped ones); sieImportVerifications yields them. */
+  verificationCount: number;
+  /** Each date a #VER has → the first #VER on it (line and name): the checks against the books' periods. */
+  datedOn: Map<string, { line: number; name: string }>;
   transactions: number;
   /** Our series → verifications in it; and the line of its first #VER. */
   series: Map<string, { count: number; line: number }>;
   /** The file's series → ours. */
   seriesMap: Map<string, string>;
   /** #VER without a non-zero #TRANS row (voided or empty vouchers): skipped, counted in the result. */
-  skipped: { line: number; series: string; number: string }[];
+  skipped: number;
   /** #KONTO records no balance or #TRANS uses whose number no chart can hold: skipped, counted. */
   skippedAccounts: { line: number; number: string }[];
   /** #KSUMMA's value when the file had one (it matched, or the file was refused). */
@@ -131,32 +144,19 @@ export interface SieImportPlan {
   createAccounts: { number: string; name: string }[];
 }
 
-/** SIE_INVALID naming the first problem's line (and listing the first few in details). */
-export function sieInvalid(issues: readonly SieIssue[]): DomainError {
+/** SIE_INVALID naming the first problem's line (and listing the first few in details); `total` counts all of them. */
+export function sieInvalid(issues: readonly SieIssue[], total = issues.length): DomainError {
   const sorted = [...issues].sort((a, b) => a.line - b.line);
   const first = sorted[0] as SieIssue;
-  const more = sorted.length - 1;
+  const more = total - 1;
   return new DomainError('SIE_INVALID', {
     message: `Line ${first.line}: ${first.message}${more > 0 ? ` (and ${more} more problem${more === 1 ? '' : 's'} after it)` : ''}`,
     details: sorted.slice(0, MAX_REPORTED_ISSUES).map((issue) => ({ path: `line ${issue.line}`, message: issue.message })),
   });
 }
 
-/**
- * The file's text. SIE 4 is PC8 (code page 437); a file with a UTF-8 byte-order mark, or whose
- * non-ASCII bytes are all valid UTF-8 (which CP437 Swedish text never is), was written as UTF-8.
- */
-export function decodeSieFile(bytes: Buffer): string {
-  if (bytes.subarray(0, 3).equals(UTF8_BOM)) return bytes.subarray(3).toString('utf8');
-  if (bytes.some((byte) => byte >= 0x80)) {
-    try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    } catch {
-      // Not UTF-8: PC8, as the format says.
-    }
-  }
-  return decodeSie(bytes);
-}
+/** A whole file's text, PC8 or UTF-8 by the bytes (domain/sie/parse.ts detectSieEncoding has the rule). */
+export const decodeSieFile = (bytes: Uint8Array): string => decodeSieBytes(bytes);
 
 /** The quick check at upload: the first line is an SIE record (the whole file is read by the job). */
 export function checkLooksLikeSie(bytes: Buffer): void {
@@ -173,12 +173,81 @@ export function checkLooksLikeSie(bytes: Buffer): void {
 
 const textOf = (value: string, max: number): string => value.trim().slice(0, max);
 
-/** Reads and checks the whole file; throws SIE_INVALID with the first problem's line. */
-export function readSieImport(bytes: Buffer): SieImportFile {
-  const { document, issues } = parseSie(decodeSieFile(bytes));
+/** Where an import reads its file: each call streams the bytes anew (the import reads them in passes). */
+export type SieSource = () => SieBytes;
+
+/** A #VER's name in messages: `#VER A 12`, `#VER "" 3`. */
+const verificationName = (verification: SieVerification): string =>
+  `#VER ${verification.series === '' ? '""' : verification.series} ${verification.number}`.trimEnd();
+
+/** A verification's non-zero rows as draft lines; `use` sees each row's account (the checking pass). */
+function importLines(
+  verification: SieVerification,
+  readObjects: (list: SieField, line: number) => SieLineObject[],
+  use?: (account: string, line: number, label: string) => void,
+): SieImportVerification['lines'] {
+  const lines: SieImportVerification['lines'] = [];
+  for (const transaction of verification.transactions) {
+    if (transaction.amount === 0) continue;
+    use?.(transaction.account, transaction.line, '#TRANS');
+    lines.push({
+      objects: readObjects(transaction.objects, transaction.line),
+      account: transaction.account,
+      debit: Math.max(transaction.amount, 0),
+      credit: Math.max(-transaction.amount, 0),
+      description: transaction.text === null ? null : textOf(transaction.text, 500) || null,
+    });
+  }
+  return lines;
+}
+
+/**
+ * Reads and checks the whole file as it streams, keeping only what is small (chart, dimensions,
+ * balances, per-series and per-date tallies); throws SIE_INVALID with the first problem's line.
+ * Its verifications are read again, one by one, by sieImportVerifications.
+ */
+export async function readSieImport(source: SieSource): Promise<SieImportFile> {
+  const encoding = await detectSieEncoding(source());
+  const issues = new SieIssueList();
   const problem = (line: number, message: string): void => {
     issues.push({ line, message });
   };
+  const used = new Map<string, number>();
+  const use = (account: string, line: number, label: string): void => {
+    if (!ACCOUNT_NUMBER_PATTERN.test(account)) {
+      problem(line, `${label}: account "${account}" is not an account number (four digits 1000-9999, or a sub-account of five or six digits).`);
+    } else if ((used.get(account) ?? Number.POSITIVE_INFINITY) > line) used.set(account, line);
+  };
+  const { readObjects, dimensionsAndObjects } = sieDimensions(problem);
+  /** Every file series in first-use order (skipped vouchers too: they take part in naming). */
+  const fileSeries = new Set<string>();
+  /** File series → imported vouchers in it, and the line of the first. */
+  const booked = new Map<string, { count: number; line: number }>();
+  const datedOn = new Map<string, { line: number; name: string }>();
+  let firstLine: number | null = null;
+  let verificationCount = 0;
+  let transactions = 0;
+  let lineObjects = 0;
+  let skipped = 0;
+  const { document, verifications } = parseSieStream(source(), { encoding, issues });
+  for await (const verification of verifications) {
+    fileSeries.add(verification.series);
+    firstLine ??= verification.line;
+    if (!datedOn.has(verification.date)) datedOn.set(verification.date, { line: verification.line, name: verificationName(verification) });
+    const lines = importLines(verification, readObjects, use);
+    // The parser has checked that the rows balance, so no non-zero row means nothing was booked.
+    if (lines.length === 0) {
+      skipped += 1;
+      continue;
+    }
+    verificationCount += 1;
+    transactions += lines.length;
+    for (const line of lines) lineObjects += line.objects.length;
+    const seen = booked.get(verification.series);
+    if (seen) seen.count += 1;
+    else booked.set(verification.series, { count: 1, line: verification.line });
+  }
+
   if (document.sieType === null) problem(1, 'The file has no #SIETYP record; importSie reads SIE type 4 files.');
   else if (document.sieType !== 4) {
     problem(document.lineOf.SIETYP ?? 1, `#SIETYP ${document.sieType}: importSie reads SIE type 4 files (with #VER verifications).`);
@@ -186,6 +255,17 @@ export function readSieImport(bytes: Buffer): SieImportFile {
   const current = document.fiscalYears.find((year) => year.yearIndex === 0);
   if (current && current.end < current.start) problem(current.line, '#RAR 0 ends before it starts.');
   const before = document.fiscalYears.find((each) => each.yearIndex === -1);
+  let dates: SieImportFile['dates'] = null;
+  for (const [date, { line, name }] of datedOn) {
+    if (current && (date < current.start || date > current.end)) {
+      problem(line, `${name} is dated ${date}, outside the fiscal year #RAR 0 (${current.start} – ${current.end}).`);
+    }
+    if (!dates) dates = { line: firstLine as number, first: date, last: date };
+    else {
+      if (date < dates.first) dates.first = date;
+      if (date > dates.last) dates.last = date;
+    }
+  }
 
   const accounts = new Map<string, { line: number; name: string }>();
   const unusable: { line: number; number: string }[] = [];
@@ -193,13 +273,6 @@ export function readSieImport(bytes: Buffer): SieImportFile {
     if (!ACCOUNT_NUMBER_PATTERN.test(account.number)) unusable.push({ line: account.line, number: account.number });
     else accounts.set(account.number, { line: account.line, name: textOf(account.name, 200) || `Konto ${account.number}` });
   }
-
-  const used = new Map<string, number>();
-  const use = (account: string, line: number, label: string): void => {
-    if (!ACCOUNT_NUMBER_PATTERN.test(account)) {
-      problem(line, `${label}: account "${account}" is not an account number (four digits 1000-9999, or a sub-account of five or six digits).`);
-    } else if (!used.has(account)) used.set(account, line);
-  };
 
   const openingByAccount = new Map<string, { line: number; account: string; amount: number }>();
   for (const balance of document.balances) {
@@ -210,61 +283,11 @@ export function readSieImport(bytes: Buffer): SieImportFile {
     else openingByAccount.set(balance.account, { line: balance.line, account: balance.account, amount: balance.amount });
   }
 
-  const seriesMap = mapSieSeries(document.verifications.map((verification) => verification.series)) ?? new Map<string, string>();
-  if (seriesMap.size === 0 && document.verifications.length > 0)
-    problem(document.verifications[0]?.line ?? 1, 'The file uses more voucher series than can be told apart.');
+  const seriesMap = mapSieSeries(fileSeries) ?? new Map<string, string>();
+  if (seriesMap.size === 0 && fileSeries.size > 0) problem(firstLine ?? 1, 'The file uses more voucher series than can be told apart.');
   const series = new Map<string, { count: number; line: number }>();
-  let transactions = 0;
-  let lineObjects = 0;
-  const { readObjects, dimensionsAndObjects } = sieDimensions(document, problem);
-  let dates: SieImportFile['dates'] = null;
-  const verifications: SieImportVerification[] = [];
-  const skipped: SieImportFile['skipped'] = [];
-  for (const verification of document.verifications) {
-    const name = `#VER ${verification.series === '' ? '""' : verification.series} ${verification.number}`.trimEnd();
-    if (current && (verification.date < current.start || verification.date > current.end)) {
-      problem(verification.line, `${name} is dated ${verification.date}, outside the fiscal year #RAR 0 (${current.start} – ${current.end}).`);
-    }
-    if (!dates) dates = { line: verification.line, first: verification.date, last: verification.date };
-    else {
-      if (verification.date < dates.first) dates.first = verification.date;
-      if (verification.date > dates.last) dates.last = verification.date;
-    }
-    const lines: SieImportVerification['lines'] = [];
-    for (const transaction of verification.transactions) {
-      if (transaction.amount === 0) continue;
-      use(transaction.account, transaction.line, '#TRANS');
-      const objects = readObjects(transaction.objects, transaction.line);
-      lineObjects += objects.length;
-      lines.push({
-        objects,
-        account: transaction.account,
-        debit: Math.max(transaction.amount, 0),
-        credit: Math.max(-transaction.amount, 0),
-        description: transaction.text === null ? null : textOf(transaction.text, 500) || null,
-      });
-    }
-    // The parser has checked that the rows balance, so no non-zero row means nothing was booked.
-    if (lines.length === 0) {
-      skipped.push({ line: verification.line, series: verification.series, number: verification.number });
-      continue;
-    }
-    transactions += lines.length;
-    const ours = seriesMap.get(verification.series) ?? '';
-    const seen = series.get(ours);
-    if (seen) seen.count += 1;
-    else series.set(ours, { count: 1, line: verification.line });
-    const label = `${verification.series}${verification.series && verification.number ? ' ' : ''}${verification.number}`.trim();
-    verifications.push({
-      line: verification.line,
-      series: ours,
-      source: { series: verification.series.slice(0, 100), number: verification.number.slice(0, 100) },
-      date: verification.date,
-      description: textOf(verification.text, 500) || `Verifikation ${label || `rad ${verification.line}`}`.slice(0, 500),
-      lines,
-    });
-  }
-  const { dimensions, objects } = dimensionsAndObjects();
+  for (const [original, tally] of booked) series.set(seriesMap.get(original) ?? '', tally);
+  const { dimensions, objects } = dimensionsAndObjects(document);
   const priorYears: PriorYear[] = [];
   for (const year of document.fiscalYears) {
     if (year.yearIndex >= 0) continue;
@@ -291,8 +314,10 @@ export function readSieImport(bytes: Buffer): SieImportFile {
     priorYears.push({ line: year.line, index: year.yearIndex, start: year.start, end: year.end, balances });
   }
   priorYears.sort((a, b) => b.index - a.index);
-  if (issues.length > 0) throw sieInvalid(issues);
+  if (issues.count > 0) throw sieInvalid(issues.first, issues.count);
   return {
+    encoding,
+    datedOn,
     priorYears,
     dimensions,
     objects,
@@ -303,7 +328,7 @@ export function readSieImport(bytes: Buffer): SieImportFile {
     accounts,
     used,
     opening: [...openingByAccount.values()].filter((balance) => balance.amount !== 0),
-    verifications,
+    verificationCount,
     transactions,
     series,
     seriesMap,
@@ -311,6 +336,30 @@ export function readSieImport(bytes: Buffer): SieImportFile {
     skippedAccounts: unusable.filter((account) => !used.has(account.number)),
     checksum: document.checksum?.stated ?? null,
   };
+}
+
+/**
+ * The file's verifications to book, in file order, read from the bytes again one at a time (the
+ * skipped ones left out): only the current one is held. `file` is readSieImport's reading of the
+ * same bytes, so nothing here can fail but a file that changed between the two reads.
+ */
+export async function* sieImportVerifications(source: SieSource, file: SieImportFile): AsyncGenerator<SieImportVerification> {
+  const issues = new SieIssueList();
+  const { readObjects } = sieDimensions((line, message) => issues.push({ line, message }));
+  for await (const verification of parseSieStream(source(), { encoding: file.encoding, issues }).verifications) {
+    const lines = importLines(verification, readObjects);
+    if (lines.length === 0) continue;
+    const label = `${verification.series}${verification.series && verification.number ? ' ' : ''}${verification.number}`.trim();
+    yield {
+      line: verification.line,
+      series: file.seriesMap.get(verification.series) ?? '',
+      source: { series: verification.series.slice(0, 100), number: verification.number.slice(0, 100) },
+      date: verification.date,
+      description: textOf(verification.text, 500) || `Verifikation ${label || `rad ${verification.line}`}`.slice(0, 500),
+      lines,
+    };
+  }
+  if (issues.count > 0) throw new Error(`sieImportVerifications: the file read differently the second time (line ${issues.first[0]?.line})`);
 }
 
 interface YearRow {
@@ -362,7 +411,10 @@ export async function planSieImport(ctx: OperationContext, companyId: string, fi
   const named = file.year ? '#RAR 0' : `The vouchers' fiscal year`;
   const existing = years.find((year) => year.start_date === start && year.end_date === end) ?? null;
   if (!file.year && start !== '') {
-    const outside = file.verifications.find((verification) => verification.date < start || verification.date > end);
+    let outside: { line: number; date: string } | null = null;
+    for (const [date, { line }] of file.datedOn) {
+      if ((date < start || date > end) && (!outside || line < outside.line)) outside = { line, date };
+    }
     if (outside) {
       problem(
         outside.line,
@@ -381,10 +433,10 @@ export async function planSieImport(ctx: OperationContext, companyId: string, fi
     const locked = await ctx.db.$queryRaw<{ start: string; end: string }[]>`
       SELECT start_date::text AS start, end_date::text AS end FROM periods
        WHERE company_id = ${companyId}::uuid AND fiscal_year_id = ${existing.id}::uuid AND locked_at IS NOT NULL`;
-    for (const verification of file.verifications) {
-      if (verification.date < start || verification.date > end) continue;
-      const period = locked.find((each) => each.start <= verification.date && verification.date <= each.end);
-      if (period) problem(verification.line, `This #VER is dated ${verification.date}, in the locked period ${period.start.slice(0, 7)}.`);
+    for (const [date, { line }] of file.datedOn) {
+      if (date < start || date > end) continue;
+      const period = locked.find((each) => each.start <= date && date <= each.end);
+      if (period) problem(line, `This #VER is dated ${date}, in the locked period ${period.start.slice(0, 7)}.`);
     }
     const taken = await ctx.db.$queryRaw<{ series: string }[]>`
       SELECT series FROM journal_series_counters
@@ -473,12 +525,12 @@ export async function planSieImport(ctx: OperationContext, companyId: string, fi
 export function sieImportSummary(file: SieImportFile, plan: SieImportPlan): Record<string, unknown> {
   return {
     fiscal_year: { start_date: plan.year.start, end_date: plan.year.end, created: plan.year.id === null },
-    verifications: file.verifications.length,
+    verifications: file.verificationCount,
     transactions: file.transactions,
     series: Object.fromEntries([...file.series].map(([series, { count }]) => [series, count])),
     // The file's series → ours, where the name changed (domain/sie/series.ts).
     series_renamed: Object.fromEntries([...file.seriesMap].filter(([original, ours]) => original !== ours)),
-    skipped_verifications: file.skipped.length,
+    skipped_verifications: file.skipped,
     skipped_accounts: file.skippedAccounts.map((account) => account.number),
     checksum_verified: file.checksum !== null,
     dimensions: file.dimensions.length,

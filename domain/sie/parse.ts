@@ -3,11 +3,18 @@
  * numbers, then the document an importer needs — company, fiscal years, accounts, balances and
  * verifications — with every problem reported as `{ line, message }` instead of a thrown error,
  * so an import can list all of them at once. Unknown records are skipped, as the SIE
- * specification asks of readers. Decode the bytes first (`decodeSie`).
+ * specification asks of readers.
+ *
+ * `parseSieStream` reads the bytes as they arrive (decoding, lines and #KSUMMA across chunk
+ * boundaries) and yields each verification once its block closes; what it keeps is the small part
+ * of a file (chart, dimensions, objects, balances, years), never the verifications, so memory does
+ * not grow with the file (docs/sie.md "Streaming"). `parseSie` reads a whole text already in memory.
  */
 
+import { isAscii } from 'node:buffer';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { crc32 } from 'node:zlib';
-import { encodeSie } from './format.ts';
+import { decodeSie, encodeSie } from './format.ts';
 import { MAX_AMOUNT_ORE } from '../ledger/amount-limits.ts';
 import { inBooksYears } from '../kernel/books-dates.ts';
 
@@ -25,6 +32,34 @@ export interface SieRecord {
 export interface SieIssue {
   line: number;
   message: string;
+}
+
+/** Where problems go: an array, or a SieIssueList that keeps only the first few. */
+export interface SieIssueSink {
+  push(issue: SieIssue): unknown;
+}
+
+/** The problems a refusal lists (the message names the first and counts the rest). */
+export const MAX_REPORTED_ISSUES = 20;
+
+/**
+ * A file's problems with bounded memory: the count, and the MAX_REPORTED_ISSUES of lowest line
+ * (a broken file can have a problem on every line; the refusal shows only the first ones).
+ */
+export class SieIssueList implements SieIssueSink {
+  readonly first: SieIssue[] = [];
+  count = 0;
+
+  push(issue: SieIssue): void {
+    this.count += 1;
+    const kept = this.first;
+    if (kept.length === MAX_REPORTED_ISSUES && (kept.at(-1) as SieIssue).line <= issue.line) return;
+    // Stable: an issue goes after those of its own line that came before it.
+    let at = kept.length;
+    while (at > 0 && (kept[at - 1] as SieIssue).line > issue.line) at -= 1;
+    kept.splice(at, 0, issue);
+    if (kept.length > MAX_REPORTED_ISSUES) kept.pop();
+  }
 }
 
 export interface SieTransaction {
@@ -84,7 +119,7 @@ export interface SieDocument {
 const WHITESPACE = /[ \t]/;
 
 /** Splits one line into a record; null for a blank line. */
-export function readSieLine(text: string, line: number, issues: SieIssue[]): SieRecord | null {
+export function readSieLine(text: string, line: number, issues: SieIssueSink): SieRecord | null {
   const trimmed = text.trim();
   if (trimmed === '') return null;
   if (trimmed === '{' || trimmed === '}') return { line, label: trimmed, fields: [] };
@@ -154,13 +189,154 @@ export function readSieLine(text: string, line: number, issues: SieIssue[]): Sie
   return { line, label, fields };
 }
 
-/** Every record of the file, in order, with its line number. Lexical problems go to `issues`. */
-export function* readSieRecords(text: string, issues: SieIssue[]): Generator<SieRecord> {
+/** Every record of a whole text, in order, with its line number. Lexical problems go to `issues`. */
+export function* readSieRecords(text: string, issues: SieIssueSink): Generator<SieRecord> {
   const lines = text.split(/\r?\n/);
   for (let index = 0; index < lines.length; index += 1) {
     const record = readSieLine(lines[index] as string, index + 1, issues);
     if (record) yield record;
   }
+}
+
+/** An SIE file's bytes as they arrive (storage chunks, an upload); a Buffer is one chunk: `sieChunks`. */
+export type SieBytes = AsyncIterable<Uint8Array>;
+
+/** A buffer already in memory, as the one-chunk stream the readers take. */
+export async function* sieChunks(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+  yield bytes;
+}
+
+/** PC8 (code page 437, `#FORMAT PC8`), or UTF-8 when the bytes say so (detectSieEncoding). */
+export type SieEncoding = 'cp437' | 'utf8';
+
+/**
+ * Bytes decoded and split into records between two yields to the event loop: a few milliseconds
+ * of parsing, so a long parse never holds the process (a chunk of 50 MiB is read in slices of this).
+ */
+export const SIE_PARSE_SLICE_BYTES = 64 * 1024;
+/** An SIE line is a record of a few fields; a longer one is refused rather than held whole. */
+export const MAX_SIE_LINE_CHARS = 64 * 1024;
+const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;
+
+/** Slices of at most SIE_PARSE_SLICE_BYTES, with a yield to the event loop after each such amount. */
+async function* slices(source: SieBytes): AsyncGenerator<Uint8Array> {
+  let sinceYield = 0;
+  for await (const chunk of source) {
+    for (let at = 0; at < chunk.length; at += SIE_PARSE_SLICE_BYTES) {
+      const slice = chunk.subarray(at, at + SIE_PARSE_SLICE_BYTES);
+      yield slice;
+      sinceYield += slice.length;
+      if (sinceYield >= SIE_PARSE_SLICE_BYTES) {
+        sinceYield = 0;
+        await yieldToEventLoop();
+      }
+    }
+  }
+}
+
+/**
+ * The rule for a file's encoding, fed its bytes in order (nothing kept): SIE 4 is PC8 (code page
+ * 437); a UTF-8 byte-order mark, or non-ASCII bytes that are all valid UTF-8 (which CP437 Swedish
+ * text never is), mean the file was written as UTF-8. The whole file decides.
+ */
+class SieEncodingRule {
+  private readonly utf8 = new TextDecoder('utf-8', { fatal: true });
+  private position = 0;
+  private bom = true;
+  private nonAscii = false;
+  /** Set once the bytes so far decide it (a BOM, or bytes that are not UTF-8). */
+  decided: SieEncoding | null = null;
+
+  push(bytes: Uint8Array): void {
+    if (this.decided) return;
+    for (let index = 0; index < bytes.length && this.position + index < UTF8_BOM.length; index += 1) {
+      if (bytes[index] !== UTF8_BOM[this.position + index]) this.bom = false;
+    }
+    this.position += bytes.length;
+    if (this.bom && this.position >= UTF8_BOM.length) {
+      this.decided = 'utf8';
+      return;
+    }
+    this.nonAscii ||= !isAscii(bytes);
+    try {
+      this.utf8.decode(bytes, { stream: true });
+    } catch {
+      this.decided = 'cp437';
+    }
+  }
+
+  end(): SieEncoding {
+    if (this.decided) return this.decided;
+    try {
+      this.utf8.decode();
+    } catch {
+      return 'cp437';
+    }
+    return this.nonAscii ? 'utf8' : 'cp437';
+  }
+}
+
+/** The encoding of a file streamed once for it (SieEncodingRule); stops reading once it is decided. */
+export async function detectSieEncoding(source: SieBytes): Promise<SieEncoding> {
+  const rule = new SieEncodingRule();
+  for await (const slice of slices(source)) {
+    rule.push(slice);
+    if (rule.decided) break;
+  }
+  return rule.end();
+}
+
+/** A whole file in memory as text, by the same rule (the upload's first-record check, tests). */
+export function decodeSieBytes(bytes: Uint8Array): string {
+  const rule = new SieEncodingRule();
+  rule.push(bytes);
+  return chunkDecoder(rule.end())(bytes, true);
+}
+
+/** Text from bytes chunk by chunk: a UTF-8 character split between chunks is completed by the next one. */
+function chunkDecoder(encoding: SieEncoding): (bytes: Uint8Array, final: boolean) => string {
+  if (encoding === 'utf8') {
+    // Not fatal (a BOM is dropped): detectSieEncoding chose UTF-8 from the same bytes.
+    const decoder = new TextDecoder('utf-8');
+    return (bytes, final) => decoder.decode(bytes, { stream: !final });
+  }
+  // One byte one character: no state between chunks. ASCII (most of a file) is read directly.
+  return (bytes) => (isAscii(bytes) ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1') : decodeSie(bytes));
+}
+
+/**
+ * Every record of a file as its bytes arrive, with its line number; lexical problems go to
+ * `issues`. Lines split across chunks are joined; only the current line is held.
+ */
+export async function* readSieRecordStream(source: SieBytes, encoding: SieEncoding, issues: SieIssueSink): AsyncGenerator<SieRecord> {
+  const decode = chunkDecoder(encoding);
+  let carry = '';
+  let line = 0;
+  let skipping = false;
+  const tooLong = (at: number): void => {
+    issues.push({ line: at, message: `The line is longer than ${MAX_SIE_LINE_CHARS} characters; an SIE record is one short line.` });
+  };
+  function* lines(text: string, final: boolean): Generator<SieRecord> {
+    const parts = (carry + text).split('\n');
+    carry = final ? '' : (parts.pop() as string);
+    for (const part of parts) {
+      line += 1;
+      if (skipping) skipping = false;
+      else if (part.length > MAX_SIE_LINE_CHARS) tooLong(line);
+      else {
+        const record = readSieLine(part, line, issues);
+        if (record) yield record;
+      }
+    }
+    // Not held whole: the rest of the line is skipped up to its end.
+    if (carry.length > MAX_SIE_LINE_CHARS) {
+      if (!skipping) tooLong(line + 1);
+      skipping = true;
+      carry = '';
+    }
+  }
+  for await (const slice of slices(source)) yield* lines(decode(slice, false), false);
+  yield* lines(decode(new Uint8Array(0), true), true);
 }
 
 /**
@@ -214,10 +390,47 @@ class SieChecksum {
   }
 }
 
-/** Reads a whole SIE 4 file into the parts an import uses; every problem is an issue with its line. */
+/** A file's head: everything but its verifications (small, so kept whole while a file streams). */
+export type SieHead = Omit<SieDocument, 'verifications'>;
+
+/** Reads a whole SIE 4 text already in memory; every problem is an issue with its line. */
 export function parseSie(source: string): { document: SieDocument; issues: SieIssue[] } {
   const issues: SieIssue[] = [];
-  const document: SieDocument = {
+  const reader = sieDocumentReader(issues);
+  const verifications: SieVerification[] = [];
+  for (const record of readSieRecords(source, issues)) {
+    const verification = reader.read(record);
+    if (verification) verifications.push(verification);
+  }
+  reader.end();
+  issues.sort((a, b) => a.line - b.line);
+  return { document: { ...reader.document, verifications }, issues };
+}
+
+/**
+ * Reads an SIE 4 file as its bytes arrive: `verifications` yields each one as its block closes
+ * (balanced or not: an unbalanced one is also an issue), and `document` fills as the records pass,
+ * complete once `verifications` is done. Problems go to `issues` (a SieIssueList keeps memory
+ * bounded). The encoding comes from detectSieEncoding over the same bytes.
+ */
+export function parseSieStream(
+  source: SieBytes,
+  options: { encoding: SieEncoding; issues: SieIssueSink },
+): { document: SieHead; verifications: AsyncGenerator<SieVerification> } {
+  const reader = sieDocumentReader(options.issues);
+  async function* verifications(): AsyncGenerator<SieVerification> {
+    for await (const record of readSieRecordStream(source, options.encoding, options.issues)) {
+      const verification = reader.read(record);
+      if (verification) yield verification;
+    }
+    reader.end();
+  }
+  return { document: reader.document, verifications: verifications() };
+}
+
+/** The record-by-record state of a file: read() returns a verification when its block closes. */
+function sieDocumentReader(issues: SieIssueSink): { document: SieHead; read(record: SieRecord): SieVerification | null; end(): void } {
+  const document: SieHead = {
     flag: null,
     format: null,
     sieType: null,
@@ -230,7 +443,6 @@ export function parseSie(source: string): { document: SieDocument; issues: SieIs
     dimensions: [],
     objects: [],
     balances: [],
-    verifications: [],
     lineOf: {},
     checksum: null,
   };
@@ -275,19 +487,20 @@ export function parseSie(source: string): { document: SieDocument; issues: SieIs
   const state: { open: SieVerification | null; expectBlock: SieVerification | null } = { open: null, expectBlock: null };
   // A #VER whose own fields are wrong still opens its block (so its rows are not reported twice) but is left out.
   const broken = new WeakSet<SieVerification>();
-  const closeVerification = (verification: SieVerification): void => {
-    if (broken.has(verification)) return;
+  const closeVerification = (verification: SieVerification): SieVerification | null => {
+    if (broken.has(verification)) return null;
     const total = verification.transactions.reduce((sum, transaction) => sum + BigInt(transaction.amount), 0n);
     if (total !== 0n) {
       problem(verification.line, `#VER ${verification.series} ${verification.number} does not balance: its #TRANS amounts add up to ${Number(total) / 100}.`);
     }
-    document.verifications.push(verification);
+    return verification;
   };
+  return { document, read, end };
 
-  for (const record of readSieRecords(source, issues)) {
+  function read(record: SieRecord): SieVerification | null {
     if (record.label === 'KSUMMA' && !state.open) {
       readChecksum(record);
-      continue;
+      return null;
     }
     checksum.add(record);
     if (state.expectBlock && record.label !== '{') {
@@ -301,12 +514,15 @@ export function parseSie(source: string): { document: SieDocument; issues: SieIs
           state.expectBlock = null;
         } else problem(record.line, '"{" is only allowed after #VER.');
         break;
-      case '}':
-        if (state.open) {
-          closeVerification(state.open);
-          state.open = null;
-        } else problem(record.line, '"}" closes no verification.');
-        break;
+      case '}': {
+        if (!state.open) {
+          problem(record.line, '"}" closes no verification.');
+          break;
+        }
+        const closed = closeVerification(state.open);
+        state.open = null;
+        return closed;
+      }
       case 'TRANS': {
         if (!state.open) {
           problem(record.line, '#TRANS is only allowed inside a #VER block.');
@@ -342,14 +558,16 @@ export function parseSie(source: string): { document: SieDocument; issues: SieIs
         }
         readTopLevel(record);
     }
+    return null;
   }
-  if (state.expectBlock) problem(state.expectBlock.line, `#VER ${state.expectBlock.series} ${state.expectBlock.number} must be followed by a line with "{".`);
-  if (state.open) problem(state.open.line, `#VER ${state.open.series} ${state.open.number} is not closed with "}".`);
-  if (checksum.openedOn !== null && document.checksum === null) {
-    problem(checksum.openedOn, '#KSUMMA opens a checksum, but no #KSUMMA with the checksum ends the file.');
+
+  function end(): void {
+    if (state.expectBlock) problem(state.expectBlock.line, `#VER ${state.expectBlock.series} ${state.expectBlock.number} must be followed by a line with "{".`);
+    if (state.open) problem(state.open.line, `#VER ${state.open.series} ${state.open.number} is not closed with "}".`);
+    if (checksum.openedOn !== null && document.checksum === null) {
+      problem(checksum.openedOn, '#KSUMMA opens a checksum, but no #KSUMMA with the checksum ends the file.');
+    }
   }
-  issues.sort((a, b) => a.line - b.line);
-  return { document, issues };
 
   /** SIE 4B §7: an empty #KSUMMA starts the checksum; the last record, #KSUMMA with the CRC-32, ends it. */
   function readChecksum(record: SieRecord): void {

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { z } from 'zod';
 import type { OperationContext } from '../../context.ts';
 import { requireScope, withTransaction } from '../../context.ts';
@@ -15,7 +16,11 @@ import {
   SIE_IMPORT_BATCH,
   sieImportPending,
   sieImportSummary,
+  sieImportVerifications,
+  type SieImportFile,
+  type SieImportVerification,
 } from '../../sie/import.ts';
+import { sieChunks } from '../../sie/parse.ts';
 import { isDatabaseUnavailable } from '../../db/errors.ts';
 import type { Operation } from '../schemas.ts';
 import { enqueueOperation } from '../store.ts';
@@ -55,7 +60,7 @@ export async function startSieImport(ctx: OperationContext, companyId: string, f
   // A dry run reads the file before it takes a connection: the parse is the long part (CPU and
   // memory), and the plan's transaction that follows is a few indexed queries, so a dry run holds
   // a pooled connection only as long as any other write does (docs/sie.md).
-  const read = ctx.dryRun ? readSieImport(file.bytes) : null;
+  const read = ctx.dryRun ? await readSieImport(() => sieChunks(file.bytes)) : null;
   const preview = read ? await withTransaction(ctx, async (tx) => sieImportSummary(read, await planSieImport(tx, companyId, read))) : null;
   // The client's file name is kept for the record only (display), without control characters.
   const filename = file.filename?.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255) ?? null;
@@ -98,11 +103,12 @@ export async function importSieJob(job: Job): Promise<Record<string, unknown>> {
 }
 
 async function importAll(job: Job, checkpoint: ImportState | null): Promise<Record<string, unknown>> {
+  // The input is stored whole today: its one buffer is the stream, read once per pass.
   const bytes = await job.content();
   if (!bytes) throw new DomainError('SIE_INVALID', { message: 'The operation has no SIE file.' });
-  const file = readSieImport(bytes);
-  const total = file.verifications.length;
-  const result = (state: ImportState) => ({ ...state.summary, fiscal_year_id: state.fiscal_year_id, opening_entry_id: state.opening_entry_id });
+  const source = () => sieChunks(bytes);
+  const file = await readSieImport(source);
+  const total = file.verificationCount;
   let state: ImportState =
     checkpoint ??
     (await withTransaction(job.ctx, async (tx) => {
@@ -118,27 +124,47 @@ async function importAll(job: Job, checkpoint: ImportState | null): Promise<Reco
       // A file without vouchers is complete with its setup.
       if (total === 0) {
         await completeSieImport(tx, job.companyId, job.operationId);
-        await job.checkpointIn(tx, 99, 'Imported; announcing the entries', { phase: 'announce', after: null, result: result(first) });
+        await job.checkpointIn(tx, 99, 'Imported; announcing the entries', { phase: 'announce', after: null, result: resultOf(first) });
       } else await job.checkpointIn(tx, 1, `Checked; 0 of ${total} verifications imported`, first);
       return first;
     }));
-  while (state.next < total) {
-    const from: ImportState = state;
-    state = await withTransaction(job.ctx, async (tx) => {
-      const batch = file.verifications.slice(from.next, from.next + SIE_IMPORT_BATCH);
-      await importSieBatch(tx, job.companyId, job.operationId, from.fiscal_year_id, batch);
-      const next: ImportState = { ...from, next: from.next + batch.length };
-      if (next.next < total) {
-        await job.checkpointIn(tx, 1 + (97 * next.next) / total, `${next.next} of ${total} verifications imported`, next);
-      } else {
-        // The last batch completes the import in its own transaction: all of it appears at once.
-        await completeSieImport(tx, job.companyId, job.operationId);
-        await job.checkpointIn(tx, 99, 'Imported; announcing the entries', { phase: 'announce', after: null, result: result(next) });
-      }
-      return next;
-    });
+  // The verifications stream from the bytes again; a rerun skips the ones its checkpoint says are in.
+  let skip = state.next;
+  let batch: SieImportVerification[] = [];
+  for await (const verification of sieImportVerifications(source, file)) {
+    if (skip > 0) {
+      skip -= 1;
+      continue;
+    }
+    batch.push(verification);
+    if (batch.length < SIE_IMPORT_BATCH) continue;
+    state = await importBatch(job, file, state, batch);
+    batch = [];
+    // Between two transactions: on PGlite (one connection) the requests waiting get it now.
+    await yieldToEventLoop();
   }
-  return result(state);
+  if (batch.length > 0) state = await importBatch(job, file, state, batch);
+  if (state.next !== total) throw new Error(`importSieJob: ${state.next} of ${total} verifications imported`);
+  return resultOf(state);
+}
+
+const resultOf = (state: ImportState) => ({ ...state.summary, fiscal_year_id: state.fiscal_year_id, opening_entry_id: state.opening_entry_id });
+
+/** One batch in its own transaction with the checkpoint after it; the last one completes the import. */
+async function importBatch(job: Job, file: SieImportFile, from: ImportState, batch: readonly SieImportVerification[]): Promise<ImportState> {
+  const total = file.verificationCount;
+  return withTransaction(job.ctx, async (tx) => {
+    await importSieBatch(tx, job.companyId, job.operationId, from.fiscal_year_id, batch);
+    const next: ImportState = { ...from, next: from.next + batch.length };
+    if (next.next < total) {
+      await job.checkpointIn(tx, 1 + (97 * next.next) / total, `${next.next} of ${total} verifications imported`, next);
+    } else {
+      // The last batch completes the import in its own transaction: all of it appears at once.
+      await completeSieImport(tx, job.companyId, job.operationId);
+      await job.checkpointIn(tx, 99, 'Imported; announcing the entries', { phase: 'announce', after: null, result: resultOf(next) });
+    }
+    return next;
+  });
 }
 
 /** journal_entry.committed for every imported entry, in checkpointed batches; then the result. */
