@@ -58,8 +58,13 @@ export const OPENING_SERIES = 'IB';
 export const OPENING_DESCRIPTION = 'Ingående balans (SIE-import)';
 /** Where an unbalanced #IB's difference goes: earlier years' results, as the exporter held them. */
 export const EARLIER_RESULT_ACCOUNT = '8999';
-/** Verifications per transaction and checkpoint: small enough to stay well inside the transaction timeout. */
-export const SIE_IMPORT_BATCH = 500;
+/**
+ * Verifications per transaction and checkpoint. On PGlite (one connection for the whole server)
+ * every other request waits while a batch's transaction runs, so a batch must stay well under
+ * 100 ms there: 25 took 150-300 ms on a 2-core machine at load average 12 (about 6x quieter
+ * than that: 25-50 ms), with the same total time as 50 or 100 per batch (docs/sie.md "Streaming").
+ */
+export const SIE_IMPORT_BATCH = 25;
 
 const SNIFF_BYTES = 64 * 1024;
 
@@ -643,6 +648,10 @@ export async function importSieBatch(
   batch: readonly SieImportVerification[],
 ): Promise<string[]> {
   if (batch.length === 0) return [];
+  // The commit trigger's statements are planned afresh for this transaction: a plan cached while
+  // journal_lines was small scans the table per entry (PGlite keeps one session and never
+  // analyzes), which made an import quadratic in its size.
+  await ctx.db.$executeRaw`SET LOCAL plan_cache_mode = force_custom_plan`;
   const periods = await ctx.db.$queryRaw<{ id: string; start: string; end: string; locked: boolean; closed: boolean }[]>`
     SELECT p.id, p.start_date::text AS start, p.end_date::text AS end, p.locked_at IS NOT NULL AS locked, y.closed_at IS NOT NULL AS closed
       FROM periods p JOIN fiscal_years y ON y.company_id = p.company_id AND y.id = p.fiscal_year_id
@@ -734,8 +743,8 @@ export async function completeSieImport(ctx: OperationContext, companyId: string
   await emitEvents(ctx, companyId, 'account.created', accounts.map(toAccount));
 }
 
-/** Entries announced per transaction once an import is complete. */
-export const SIE_ANNOUNCE_BATCH = 500;
+/** Entries announced per transaction once an import is complete: as short a transaction as a batch's (SIE_IMPORT_BATCH). */
+export const SIE_ANNOUNCE_BATCH = 100;
 
 /**
  * journal_entry.committed for the next SIE_ANNOUNCE_BATCH entries of a completed import after

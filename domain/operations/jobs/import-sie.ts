@@ -179,6 +179,7 @@ async function announce(job: Job, from: string | null, result: Record<string, un
       return false;
     });
     if (done) return result;
+    await yieldToEventLoop();
   }
 }
 
@@ -202,6 +203,7 @@ async function undo(job: Job, outcome: Outcome, removedBefore: number, cause?: D
         return n;
       });
       if (count === 0) break;
+      await yieldToEventLoop();
     }
     await withTransaction(job.ctx, (tx) => removeSieImportRest(tx, job.companyId, job.operationId));
   }
