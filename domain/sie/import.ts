@@ -579,10 +579,15 @@ export async function prepareSieImport(
   await ctx.db.$executeRaw`
     INSERT INTO pending_imports (company_id, operation_id, fiscal_year_id, opening_fiscal_year_id)
     VALUES (${companyId}::uuid, ${importId}::uuid, ${fiscalYearId}::uuid, ${openingYearId}::uuid)`;
-  for (const account of plan.createAccounts) {
-    await ctx.db.account.create({
-      data: { companyId, number: account.number, name: account.name, vatCode: defaultVatCode(account.number), importId },
-    });
+  // One statement for the whole chart (a file brings hundreds of accounts): the setup's transaction
+  // holds PGlite's one connection, so it must stay as short as a batch's.
+  const created = plan.createAccounts;
+  if (created.length > 0) {
+    await ctx.db.$executeRaw`
+      INSERT INTO accounts (id, company_id, number, name, vat_code, import_id)
+      SELECT a.id, ${companyId}::uuid, a.number, a.name, a.vat_code, ${importId}::uuid
+        FROM unnest(${created.map(() => randomUUID())}::uuid[], ${created.map((a) => a.number)}::text[], ${created.map((a) => a.name)}::text[],
+                    ${created.map((a) => defaultVatCode(a.number))}::text[]) AS a(id, number, name, vat_code)`;
   }
   // The company's own dimensions and objects keep their names; the file adds those it lacks.
   for (const dimension of file.dimensions) {
