@@ -748,8 +748,8 @@ export async function completeSieImport(ctx: OperationContext, companyId: string
   await emitEvents(ctx, companyId, 'account.created', accounts.map(toAccount));
 }
 
-/** Entries announced per transaction once an import is complete: as short a transaction as a batch's (SIE_IMPORT_BATCH). */
-export const SIE_ANNOUNCE_BATCH = 100;
+/** Entries announced per transaction once an import is complete: as short a transaction as a batch's. */
+export const SIE_ANNOUNCE_BATCH = SIE_IMPORT_BATCH;
 
 /**
  * journal_entry.committed for the next SIE_ANNOUNCE_BATCH entries of a completed import after
