@@ -29,8 +29,10 @@ import { COMPARATIVE_KINDS, type ComparativeKind } from '../ledger/comparatives.
 import { isBalanceSheetAccount } from '../reports/balances.ts';
 
 /**
- * SIE 4 import: the file is read whole and checked against itself and the books before anything
- * is written, so a bad file imports nothing and its failure names the line of the first problem.
+ * SIE 4 import: the file is read as a stream and checked against itself and the books before
+ * anything is written (readSieImport keeps only small tallies, not the vouchers), so a bad file
+ * imports nothing and its failure names the line of the first problem. The vouchers are then
+ * streamed again (sieImportVerifications) into the batches.
  * Then one transaction creates what the verifications need (the fiscal year, accounts the chart
  * lacks, dimensions and objects, the opening balances, prior years' comparative figures), and the
  * verifications follow in batches, each committed with the checkpoint that says where the next one

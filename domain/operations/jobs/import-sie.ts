@@ -70,7 +70,7 @@ export async function startSieImport(ctx: OperationContext, companyId: string, f
 
 /**
  * Imports an uploaded SIE 4 file (domain/sie/import.ts), all or nothing (docs/sie.md). The file
- * is read and checked whole, then checked against the books, and the setup (fiscal years,
+ * is streamed and checked whole (keeping no vouchers), then checked against the books, and the setup (fiscal years,
  * accounts, dimensions, the opening entry, the pending_imports row) is written in one transaction
  * with the first checkpoint — a bad file fails there and writes nothing. Every SIE_IMPORT_BATCH
  * verifications then commit in one transaction with the checkpoint naming the next one, so a
