@@ -1,0 +1,31 @@
+import type { OperationContext } from '../context.ts';
+import type { Db } from '../db/client.ts';
+import { readChunks, STORED_CHUNK_BYTES, writeChunks } from '../db/chunks.ts';
+import { inPiecesOf, type ByteSource } from '../kernel/byte-source.ts';
+
+/**
+ * An operation's bulky input (an uploaded SIE file) beside its row: operation_inputs holds its
+ * size, operation_input_chunks its bytes in order (domain/db/chunks.ts), written as the upload is
+ * read and read back a few chunks at a time, so neither queueing nor running holds the file whole.
+ */
+
+const INSERT_CHUNK = 'INSERT INTO operation_input_chunks (company_id, operation_id, seq, data) VALUES ($1::uuid, $2::uuid, $3, $4)';
+const SELECT_CHUNKS = `SELECT seq, encode(data, 'hex') AS hex FROM operation_input_chunks
+  WHERE company_id = $1::uuid AND operation_id = $2::uuid AND seq >= $3 ORDER BY seq LIMIT $4`;
+
+/** Stores `content` as the input of a just-created operation, in `ctx`'s transaction (its commit checks the chunks add up). */
+export async function storeOperationInput(ctx: OperationContext, companyId: string, operationId: string, content: ByteSource): Promise<void> {
+  await ctx.db.operationInput.create({ data: { operationId, companyId, sizeBytes: content.size } });
+  await writeChunks(ctx.services.database.sqlFor(ctx.db), INSERT_CHUNK, [companyId, operationId], inPiecesOf(content.read(), STORED_CHUNK_BYTES));
+}
+
+/**
+ * The operation's input, chunk by chunk (at most STORED_CHUNK_BYTES each), a few chunks per
+ * statement; nothing when it has none. Throws StoredContentMissing when the operation is deleted
+ * while its input is read.
+ */
+export async function* readOperationInput(db: Db, operationId: string): AsyncIterable<Uint8Array> {
+  const input = await db.operationInput.findUnique({ where: { operationId }, select: { companyId: true, sizeBytes: true } });
+  if (!input) return;
+  yield* readChunks(db, SELECT_CHUNKS, [input.companyId, operationId], input.sizeBytes);
+}
