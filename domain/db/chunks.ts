@@ -21,17 +21,27 @@ export const READ_AHEAD_CHUNKS = 4;
 export class StoredContentMissing extends Error {}
 
 /**
- * Inserts `pieces` (each at most STORED_CHUNK_BYTES, in order) with one statement each. `insert`
- * takes the key's parameters first, then `seq` and the bytes: the bare driver sends them as a
+ * Inserts `pieces` (each at most STORED_CHUNK_BYTES, in order) with one statement each, then runs
+ * the file's completeness check (`checkComplete`: SET CONSTRAINTS … IMMEDIATE). `insert` takes the
+ * key's parameters first, then `seq` and the bytes: the bare driver sends them as a
  * binary bytea parameter (node-postgres) or through PGlite's own serializer — never Prisma's
  * bytea path, which took 20 s per 20 MiB on PGlite. Returns the number of chunks written.
  */
-export async function writeChunks(sql: SqlClient, insert: string, key: readonly unknown[], pieces: AsyncIterable<Uint8Array>): Promise<number> {
+export async function writeChunks(
+  sql: SqlClient,
+  statements: { insert: string; checkComplete: string },
+  key: readonly unknown[],
+  pieces: AsyncIterable<Uint8Array>,
+): Promise<number> {
   let seq = 0;
   for await (const piece of pieces) {
-    await sql.query(insert, [...key, seq, piece]);
+    await sql.query(statements.insert, [...key, seq, piece]);
     seq++;
   }
+  // The completeness triggers are deferred to commit, and a failed COMMIT inside a Prisma
+  // transaction on PGlite is swallowed by its adapter (the rows vanish, the caller hears success):
+  // so they run now, as a statement whose error reaches the caller on both engines.
+  await sql.query(statements.checkComplete);
   return seq;
 }
 

@@ -18,6 +18,7 @@ export interface BlobInput {
 }
 
 const INSERT_CHUNK = 'INSERT INTO document_blob_chunks (company_id, sha256, seq, data) VALUES ($1::uuid, $2, $3, $4)';
+const CHUNK_STATEMENTS = { insert: INSERT_CHUNK, checkComplete: 'SET CONSTRAINTS document_blobs_complete, document_blob_chunks_complete IMMEDIATE' };
 const SELECT_CHUNKS = `SELECT seq, encode(data, 'hex') AS hex FROM document_blob_chunks
   WHERE company_id = $1::uuid AND sha256 = $2 AND seq >= $3 ORDER BY seq LIMIT $4`;
 
@@ -38,7 +39,7 @@ export async function holdBlob(ctx: OperationContext, companyId: string, blob: B
       ON CONFLICT (company_id, sha256) DO NOTHING`;
     if (inserted === 1) {
       // Ours until commit, which checks the chunks add up to size_bytes (document_blobs_complete).
-      await writeChunks(ctx.services.database.sqlFor(ctx.db), INSERT_CHUNK, [companyId, sha256], inPiecesOf(blob.content.read(), STORED_CHUNK_BYTES));
+      await writeChunks(ctx.services.database.sqlFor(ctx.db), CHUNK_STATEMENTS, [companyId, sha256], inPiecesOf(blob.content.read(), STORED_CHUNK_BYTES));
       return;
     }
   }

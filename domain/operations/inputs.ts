@@ -10,13 +10,14 @@ import { inPiecesOf, type ByteSource } from '../kernel/byte-source.ts';
  */
 
 const INSERT_CHUNK = 'INSERT INTO operation_input_chunks (company_id, operation_id, seq, data) VALUES ($1::uuid, $2::uuid, $3, $4)';
+const CHUNK_STATEMENTS = { insert: INSERT_CHUNK, checkComplete: 'SET CONSTRAINTS operation_inputs_complete, operation_input_chunks_complete IMMEDIATE' };
 const SELECT_CHUNKS = `SELECT seq, encode(data, 'hex') AS hex FROM operation_input_chunks
   WHERE company_id = $1::uuid AND operation_id = $2::uuid AND seq >= $3 ORDER BY seq LIMIT $4`;
 
 /** Stores `content` as the input of a just-created operation, in `ctx`'s transaction (its commit checks the chunks add up). */
 export async function storeOperationInput(ctx: OperationContext, companyId: string, operationId: string, content: ByteSource): Promise<void> {
   await ctx.db.operationInput.create({ data: { operationId, companyId, sizeBytes: content.size } });
-  await writeChunks(ctx.services.database.sqlFor(ctx.db), INSERT_CHUNK, [companyId, operationId], inPiecesOf(content.read(), STORED_CHUNK_BYTES));
+  await writeChunks(ctx.services.database.sqlFor(ctx.db), CHUNK_STATEMENTS, [companyId, operationId], inPiecesOf(content.read(), STORED_CHUNK_BYTES));
 }
 
 /**
