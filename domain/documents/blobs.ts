@@ -19,8 +19,10 @@ export interface BlobInput {
 
 const INSERT_CHUNK = 'INSERT INTO document_blob_chunks (company_id, sha256, seq, data) VALUES ($1::uuid, $2, $3, $4)';
 const CHUNK_STATEMENTS = { insert: INSERT_CHUNK, checkComplete: 'SET CONSTRAINTS document_blobs_complete, document_blob_chunks_complete IMMEDIATE' };
-const SELECT_CHUNKS = `SELECT seq, encode(data, 'hex') AS hex FROM document_blob_chunks
-  WHERE company_id = $1::uuid AND sha256 = $2 AND seq >= $3 ORDER BY seq LIMIT $4`;
+const SELECT_CHUNKS = `SELECT c.seq, substring(c.data FROM p.n * $5::int + 1 FOR $5::int) AS data
+  FROM document_blob_chunks c CROSS JOIN LATERAL generate_series(0, (octet_length(c.data) - 1) / $5::int) AS p(n)
+ WHERE c.company_id = $1::uuid AND c.sha256 = $2 AND c.seq >= $3::int AND c.seq < $3::int + $4::int
+ ORDER BY c.seq, p.n`;
 
 // Two rounds suffice: a delete can take the row away only between our insert attempt and our lock.
 const HOLD_ATTEMPTS = 3;
@@ -60,5 +62,5 @@ export async function releaseBlob(ctx: OperationContext, companyId: string, sha2
  * the rows end early (no such blob, or deleted while being read).
  */
 export function readBlob(ctx: OperationContext, companyId: string, sha256: string, size: number): AsyncIterable<Uint8Array> {
-  return readChunks(ctx.db, SELECT_CHUNKS, [companyId, sha256], size);
+  return readChunks(ctx.services.database.sqlFor(ctx.db), SELECT_CHUNKS, [companyId, sha256], size);
 }

@@ -1,5 +1,4 @@
 import type { OperationContext } from '../context.ts';
-import type { Db } from '../db/client.ts';
 import { readChunks, STORED_CHUNK_BYTES, writeChunks } from '../db/chunks.ts';
 import { inPiecesOf, type ByteSource } from '../kernel/byte-source.ts';
 
@@ -11,8 +10,10 @@ import { inPiecesOf, type ByteSource } from '../kernel/byte-source.ts';
 
 const INSERT_CHUNK = 'INSERT INTO operation_input_chunks (company_id, operation_id, seq, data) VALUES ($1::uuid, $2::uuid, $3, $4)';
 const CHUNK_STATEMENTS = { insert: INSERT_CHUNK, checkComplete: 'SET CONSTRAINTS operation_inputs_complete, operation_input_chunks_complete IMMEDIATE' };
-const SELECT_CHUNKS = `SELECT seq, encode(data, 'hex') AS hex FROM operation_input_chunks
-  WHERE company_id = $1::uuid AND operation_id = $2::uuid AND seq >= $3 ORDER BY seq LIMIT $4`;
+const SELECT_CHUNKS = `SELECT c.seq, substring(c.data FROM p.n * $5::int + 1 FOR $5::int) AS data
+  FROM operation_input_chunks c CROSS JOIN LATERAL generate_series(0, (octet_length(c.data) - 1) / $5::int) AS p(n)
+ WHERE c.company_id = $1::uuid AND c.operation_id = $2::uuid AND c.seq >= $3::int AND c.seq < $3::int + $4::int
+ ORDER BY c.seq, p.n`;
 
 /** Stores `content` as the input of a just-created operation, in `ctx`'s transaction (its commit checks the chunks add up). */
 export async function storeOperationInput(ctx: OperationContext, companyId: string, operationId: string, content: ByteSource): Promise<void> {
@@ -22,11 +23,11 @@ export async function storeOperationInput(ctx: OperationContext, companyId: stri
 
 /**
  * The operation's input, chunk by chunk (at most STORED_CHUNK_BYTES each), a few chunks per
- * statement; nothing when it has none. Throws StoredContentMissing when the operation is deleted
+ * statement, where `ctx.db` is (the pool, or an open transaction); nothing when it has none. Throws StoredContentMissing when the operation is deleted
  * while its input is read.
  */
-export async function* readOperationInput(db: Db, operationId: string): AsyncIterable<Uint8Array> {
-  const input = await db.operationInput.findUnique({ where: { operationId }, select: { companyId: true, sizeBytes: true } });
+export async function* readOperationInput(ctx: Pick<OperationContext, 'services' | 'db'>, operationId: string): AsyncIterable<Uint8Array> {
+  const input = await ctx.db.operationInput.findUnique({ where: { operationId }, select: { companyId: true, sizeBytes: true } });
   if (!input) return;
-  yield* readChunks(db, SELECT_CHUNKS, [input.companyId, operationId], input.sizeBytes);
+  yield* readChunks(ctx.services.database.sqlFor(ctx.db), SELECT_CHUNKS, [input.companyId, operationId], input.sizeBytes);
 }

@@ -214,7 +214,7 @@ export function createOperationRunner(services: Services, options: RunnerOptions
         if (!state) throw new LeaseLost(row.id);
         if (state.cancelRequested && options?.cancellable !== false) throw new Cancelled();
       },
-      file: () => readOperationInput(db, row.id),
+      file: () => readOperationInput({ services, db }, row.id),
     };
     try {
       const result = await kind.handler(job);

@@ -132,7 +132,10 @@ FIXTURES.detachDocument = async (t, params) => {
   params.entryId = draft.id;
 };
 FIXTURES.deleteDocument = async (t, params) => {
-  const own = await uploadDocument(actingContext(t), params.companyId!, { filename: 'egen.pdf', content: byteSourceOf(Buffer.concat([PDF, Buffer.from(randomUUID())])) });
+  const own = await uploadDocument(actingContext(t), params.companyId!, {
+    filename: 'egen.pdf',
+    content: byteSourceOf(Buffer.concat([PDF, Buffer.from(randomUUID())])),
+  });
   params.documentId = own.id;
 };
 FIXTURES.generateAgi = (t, params) => salaryRun(t, params, '2026-11', ['approve', 'book']);

@@ -277,7 +277,9 @@ describe.each(DB_TARGETS)('documents through HTTP (%s)', (target) => {
       const refusedType = await uploadFile(app, tenant.key, tenant.companyId, gif);
       expect(refusedType.status).toBe(415);
       expect(await allChunks()).toBe(before);
-      expect(await t.services.database.prisma.documentBlob.count({ where: { sha256: { in: [sha256(gif), sha256(pdfOfSize(MAX_DOCUMENT_BYTES + 1))] } } })).toBe(0);
+      expect(await t.services.database.prisma.documentBlob.count({ where: { sha256: { in: [sha256(gif), sha256(pdfOfSize(MAX_DOCUMENT_BYTES + 1))] } } })).toBe(
+        0,
+      );
       expect(spooledFiles()).toEqual([]);
     }, 60_000);
 
@@ -375,9 +377,9 @@ describe.each(DB_TARGETS)('documents through HTTP (%s)', (target) => {
         (e: unknown) => sqlState(e) === '23514',
       );
       // Nor do its bytes go: not the blob (a document uses it), not one of its chunks.
-      await expect(
-        db.$executeRaw`DELETE FROM document_blobs WHERE company_id = ${tenant.companyId}::uuid AND sha256 = ${document.sha256}`,
-      ).rejects.toSatisfy((e: unknown) => sqlState(e) === '23503');
+      await expect(db.$executeRaw`DELETE FROM document_blobs WHERE company_id = ${tenant.companyId}::uuid AND sha256 = ${document.sha256}`).rejects.toSatisfy(
+        (e: unknown) => sqlState(e) === '23503',
+      );
       await expect(
         db.$executeRaw`DELETE FROM document_blob_chunks WHERE company_id = ${tenant.companyId}::uuid AND sha256 = ${document.sha256}`,
       ).rejects.toSatisfy((e: unknown) => sqlState(e) === '23514');

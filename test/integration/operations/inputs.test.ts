@@ -56,7 +56,7 @@ describe.each(DB_TARGETS)('operation inputs in chunks (%s)', (target) => {
     expect(await chunkSizes(operation.id)).toEqual([STORED_CHUNK_BYTES, STORED_CHUNK_BYTES, STORED_CHUNK_BYTES, 1234]);
     const pieces: number[] = [];
     const read: Uint8Array[] = [];
-    for await (const piece of readOperationInput(t.services.database.prisma, operation.id)) {
+    for await (const piece of readOperationInput(ctxOf(tenant), operation.id)) {
       pieces.push(piece.byteLength);
       read.push(piece);
     }
@@ -64,7 +64,7 @@ describe.each(DB_TARGETS)('operation inputs in chunks (%s)', (target) => {
     expect(Buffer.concat(read).equals(bytes)).toBe(true);
     // An operation without an input reads as nothing.
     const bare = await enqueueOperation(ctxOf(tenant), tenant.companyId, 'close_fiscal_year', {});
-    expect((await collectBytes(readOperationInput(t.services.database.prisma, bare.id))).length).toBe(0);
+    expect((await collectBytes(readOperationInput(ctxOf(tenant), bare.id))).length).toBe(0);
   });
 
   it("hands a job its input through job.file(), the runner's readOperationInput", async () => {
@@ -101,9 +101,7 @@ describe.each(DB_TARGETS)('operation inputs in chunks (%s)', (target) => {
     await expect(db.$executeRaw`UPDATE operation_input_chunks SET data = decode('00', 'hex') WHERE operation_id = ${operation.id}::uuid`).rejects.toSatisfy(
       refused('23514'),
     );
-    await expect(db.$executeRaw`DELETE FROM operation_input_chunks WHERE operation_id = ${operation.id}::uuid AND seq = 1`).rejects.toSatisfy(
-      refused('23514'),
-    );
+    await expect(db.$executeRaw`DELETE FROM operation_input_chunks WHERE operation_id = ${operation.id}::uuid AND seq = 1`).rejects.toSatisfy(refused('23514'));
     await expect(db.$executeRaw`UPDATE operation_inputs SET size_bytes = 1 WHERE operation_id = ${operation.id}::uuid`).rejects.toSatisfy(refused('23514'));
     await expect(db.$executeRaw`DELETE FROM operation_inputs WHERE operation_id = ${operation.id}::uuid`).rejects.toSatisfy(refused('23514'));
     const extra = db.$executeRaw`INSERT INTO operation_input_chunks (company_id, operation_id, seq, data)
