@@ -269,6 +269,19 @@ describe.each(DB_TARGETS)('documents through HTTP (%s)', (target) => {
       expect(file.bytes.equals(bytes)).toBe(true);
     });
 
+    it('two uploads of the same new bytes at once store them once: the second waits for the first and writes no chunk', async () => {
+      const bytes = Buffer.concat([PDF, randomBytes(2 * STORED_CHUNK_BYTES)]);
+      const [first, second] = await Promise.all([
+        uploadFile(app, tenant.key, tenant.companyId, bytes, { filename: 'a.pdf' }),
+        uploadFile(app, tenant.key, tenant.companyId, bytes, { filename: 'b.pdf' }),
+      ]);
+      expect([first.status, second.status]).toEqual([201, 201]);
+      expect(first.body.data.id).not.toBe(second.body.data.id);
+      expect(await t.services.database.prisma.documentBlob.count({ where: { companyId: tenant.companyId, sha256: sha256(bytes) } })).toBe(1);
+      expect((await chunkRows(tenant.companyId, sha256(bytes))).map((row) => row.seq)).toEqual([0, 1, 2]);
+      expect((await download(app, tenant.key, tenant.companyId, second.body.data.id)).bytes.equals(bytes)).toBe(true);
+    });
+
     it('a refused upload — too large, or of a refused type — leaves no blob and no chunk', async () => {
       const before = await allChunks();
       const tooLarge = await uploadFile(app, tenant.key, tenant.companyId, pdfOfSize(MAX_DOCUMENT_BYTES + 1));
