@@ -8,7 +8,7 @@ import { basename } from 'node:path';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { PrismaClient, type Prisma } from './generated/client.ts';
 import { observeStatements, type StatementListener } from './statement-log.ts';
-import { createPgPool, PARSERS, pgliteSql, pgSql, type DatabaseWaits, type SqlClient, type SqlDriver } from './sql.ts';
+import { createPgPool, PGLITE_TYPE_OPTIONS, pgliteSql, pgSql, type DatabaseWaits, type SqlClient, type SqlDriver } from './sql.ts';
 import { joinTransaction, linkable } from './transaction-link.ts';
 
 /** A client that can run queries: the root client or an open interactive transaction. */
@@ -137,8 +137,8 @@ export const embeddedDatabaseExists = (dataDir: string): boolean => existsSync(j
 async function openPglite(dataDir: string, processName: string, onStatement: StatementListener | undefined): Promise<Database> {
   let pglite: PGlite;
   let lock: DataDirLock | undefined;
-  // The bare driver's parsers (sql.ts), set once; Prisma's adapter passes its own with each query.
-  const options = { parsers: { ...PARSERS } };
+  // The bare driver's parsers and bytea codecs (sql.ts), set once; Prisma's adapter passes its own parsers with each query.
+  const options = { parsers: { ...PGLITE_TYPE_OPTIONS.parsers }, serializers: { ...PGLITE_TYPE_OPTIONS.serializers } };
   if (dataDir === 'memory') {
     pglite = new PGlite(options);
   } else {
