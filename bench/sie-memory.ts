@@ -35,7 +35,15 @@ async function exportOnce(env: Record<string, string>, path: string, key: string
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-sie-memory-'));
   const child = spawn(process.execPath, ['--enable-source-maps', 'scripts/run-built.mjs', 'serve'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env, DATA_DIR: dataDir, PORT: '0', LOG_FORMAT: 'json', DISPATCHER_TIMER: 'false' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      ...env,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      LOG_FORMAT: 'json',
+      DISPATCHER_TIMER: 'false',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   try {
@@ -95,7 +103,9 @@ try {
   const growth = summarise(rounds.map((r) => r.growthMb));
   // Every round must stay under the goal, so the worst one decides.
   const met = growth.max < GOAL_GROWTH_MB;
-  console.log(`\nSIE export of ${LINES.toLocaleString('en')} lines (${(rounds[0]!.bytes / MB).toFixed(1)} MiB) from npm start's server (compiled, default heap, PostgreSQL), ${ROUNDS} rounds, a fresh server each:`);
+  console.log(
+    `\nSIE export of ${LINES.toLocaleString('en')} lines (${(rounds[0]!.bytes / MB).toFixed(1)} MiB) from npm start's server (compiled, default heap, PostgreSQL), ${ROUNDS} rounds, a fresh server each:`,
+  );
   console.log(`  RSS before the request MB  ${fmt(summarise(rounds.map((r) => r.beforeMb)))}`);
   console.log(`  peak RSS growth MB         ${fmt(growth)}   goal < ${GOAL_GROWTH_MB} MB (every round): ${met ? 'met' : 'MISSED'}`);
   console.log(`  export seconds             ${fmt(summarise(rounds.map((r) => r.seconds)), 2)}`);
