@@ -10,7 +10,8 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { createSecureContext, type SecureContext } from 'node:tls';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
+import { undici } from './undici.ts';
 
 /** Enough for every distinct receiver a busy tick talks to; beyond it the oldest is closed. */
 export const MAX_PINNED_AGENTS = 256;
@@ -94,6 +95,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
 
   function createAgent(origin: string, address: string): Agent {
     const host = bareHost(new URL(origin).hostname);
+    const { Agent } = undici();
     return new Agent({
       // Pinned to one origin: anything else dispatched through it is refused, never mis-routed.
       maxOrigins: 1,

@@ -68,4 +68,37 @@ describe('npm start: compiled JavaScript', () => {
     expect(one.encryptionKey).toMatch(/^[0-9a-f]{64}$/);
     expect(one.encryptionKey).not.toBe(two.encryptionKey);
   }, 300_000);
+
+  it('loads the OAuth server, the MCP SDK server, undici, jose and pino-pretty on first use, not at start-up', async () => {
+    const trace = join(mkdtempSync(join(tmpdir(), 'acct-load-trace-')), 'loaded.txt');
+    const server = startBuilt('serve', {
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'acct-built-lazy-')),
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
+      NODE_OPTIONS: `--import=${join(ROOT, 'test', 'helpers', 'load-trace.mjs')}`,
+      LOAD_TRACE_FILE: trace,
+    });
+    running.push(server);
+    const [, key] = await server.waitFor(/(sk_test_[0-9A-Za-z]{32})/);
+    const [, port] = await server.waitFor(/"port":(\d+)/);
+    const loaded = () => readFileSync(trace, 'utf8');
+    const lazy = [
+      /node_modules\/oidc-provider\//,
+      /node_modules\/undici\//,
+      /node_modules\/jose\//,
+      /node_modules\/pino-pretty\//,
+      /@modelcontextprotocol\/sdk\/dist\/esm\/server\/index\.js/,
+    ];
+    expect(loaded()).toMatch(/node_modules\/@electric-sql\/pglite\//); // the trace sees packages
+    for (const pattern of lazy) expect(loaded(), String(pattern)).not.toMatch(pattern);
+    // Anything but a lone tools/call goes through the SDK's Server, which loads now.
+    const listed = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(listed.status).toBe(200);
+    expect(loaded()).toMatch(lazy[4]!);
+  }, 300_000);
 });
