@@ -86,7 +86,8 @@ function bareHost(hostname: string): string {
 }
 
 export function createTransport(options: TransportOptions = {}): Transport {
-  const secureContext = buildSecureContext(options.extraCaCerts);
+  // Made with the first Agent: loading the default trust store is a cost a start need not pay (issue 30).
+  let secureContext: SecureContext | undefined;
   const connectTimeout = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const maxAgents = options.maxAgents ?? MAX_PINNED_AGENTS;
   // Map iteration order is insertion order; re-inserting on use makes it least-recently-used first.
@@ -105,7 +106,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
         // SNI must be a hostname; for an IP-literal URL, tls checks the IP SAN against `host`.
         ...(isIP(host) === 0 && { servername: host }),
         rejectUnauthorized: true,
-        secureContext,
+        secureContext: (secureContext ??= buildSecureContext(options.extraCaCerts)),
         timeout: connectTimeout,
       },
     });
