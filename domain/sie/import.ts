@@ -52,7 +52,7 @@ export const SIE_IMPORT_BATCH = 500;
 
 /** The problems a refusal lists in `details` (the message names the first). */
 const MAX_REPORTED_ISSUES = 20;
-const SNIFF_BYTES = 64 * 1024;
+export const SNIFF_BYTES = 64 * 1024;
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 export interface SieDraftLine {
