@@ -96,6 +96,8 @@ export interface BooksBench {
   services: Awaited<ReturnType<typeof createServices>>;
   pool: pg.Pool;
   app: ReturnType<typeof buildApp>;
+  /** The database's connection strings, for a server process of its own (sie-memory.ts). */
+  urls: { DATABASE_URL: string; DATABASE_ANON_URL: string; ENCRYPTION_KEY: string };
   /** Closes the pool and the services and drops the database. */
   close(): Promise<void>;
 }
@@ -115,6 +117,7 @@ export async function openBooksBench(rateLimitPerMinute: number): Promise<BooksB
     services,
     pool,
     app: buildApp(services),
+    urls: { DATABASE_URL: db.url, DATABASE_ANON_URL: db.anonUrl, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY },
     close: async () => {
       await pool.end();
       await services.database.close();

@@ -1,4 +1,4 @@
-// npm run bench [dispatcher|claim|rest|mcp|commit|report|ledger|startup|uploads|sie-import]: each prints ratios against baselines measured in the
+// npm run bench [dispatcher|claim|rest|mcp|commit|report|ledger|startup|sie-memory|uploads|sie-import]: each prints ratios against baselines measured in the
 // same run; no argument runs them all. Never part of `npm test`.
 // Needs PostgreSQL: TEST_DATABASE_URL (default: the machine's postgres://postgres@127.0.0.1:5432/test).
 process.env.TEST_DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/test';
@@ -19,6 +19,8 @@ const BENCHMARKS = {
   ledger: () => import('./ledger.ts'),
   // Cold and warm start-up of `npm start` beside the same sources run through tsx.
   startup: () => import('./startup.ts'),
+  // The SIE export of a 1M-line year from a server started as `npm start` starts it (default heap): its RSS growth (issue 30).
+  'sie-memory': () => import('./sie-memory.ts'),
   // Eight concurrent 20 MiB document uploads to one server: its RSS growth (issue 28).
   uploads: () => runIsolated('uploads.ts', []),
   // A 50 MiB SIE import's server RSS growth, and health/read p99 while the largest sample imports on PGlite (issue 27).
@@ -42,7 +44,7 @@ if (unknown.length > 0) {
 }
 // The whole set (the dispatcher benchmark includes the claim) in about ten minutes: shorter
 // rounds unless BENCH_ROUNDS / BENCH_DURATION say otherwise. One benchmark alone keeps 5 × 10 s.
-const ALL: Name[] = ['dispatcher', 'rest', 'mcp', 'commit', 'report', 'ledger', 'startup', 'uploads', 'sie-import'];
+const ALL: Name[] = ['dispatcher', 'rest', 'mcp', 'commit', 'report', 'ledger', 'startup', 'sie-memory', 'uploads', 'sie-import'];
 if (asked.length === 0) {
   process.env.BENCH_ROUNDS ??= '3';
   process.env.BENCH_DURATION ??= '5';

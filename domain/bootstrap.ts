@@ -49,6 +49,10 @@ export async function createServices(config: Config, options: BootstrapOptions =
     preparedStatements: !config.pooled,
     waits: databaseWaits(config),
     ...(options.processName && { processName: options.processName }),
+    onCreated: (how, template) => {
+      if (how === 'template') logger.info({ template }, 'embedded database created from the migrated template');
+      else logger.info({ template }, `no migrated template at ${template} (npm run build makes it): creating the embedded database with initdb, a few seconds`);
+    },
   });
   if (database.pglite && options.migrate !== false) await migratePglite(database.pglite);
   const secretBox = config.ENCRYPTION_KEY ? SecretBox.fromSetting(config.ENCRYPTION_KEY) : SecretBox.fromDataDir(config.DATA_DIR);

@@ -3,7 +3,6 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   CallToolRequestSchema,
-  ErrorCode,
   GetPromptRequestSchema,
   InitializeRequestSchema,
   LATEST_PROTOCOL_VERSION,
@@ -21,12 +20,11 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal, Services } from '../domain/context.ts';
-import { DomainError } from '../domain/kernel/errors.ts';
 import { chargeRequest } from '../pipeline/rate-limit.ts';
 import { API_VERSION } from '../domain/kernel/version.ts';
 import type { Caller } from './call-tool.ts';
 import type { Connection } from './connection.ts';
-import { protocolError } from './map-error.ts';
+import { asProtocolError } from './map-error.ts';
 
 export type HandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -130,11 +128,6 @@ export function buildServer(options: ServerOptions): Server {
     server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => counted(extra, () => contentOf(extra).readResource(request.params.uri)));
   }
   return server;
-}
-
-/** A catalogue error where there is no tool result to carry it: a JSON-RPC error whose data is the catalogue body. */
-export function asProtocolError(error: unknown, requestId: string, publicBaseUrl: string): unknown {
-  return error instanceof DomainError ? protocolError(ErrorCode.InvalidRequest, error, requestId, publicBaseUrl) : error;
 }
 
 /** Counts one request of an authenticated caller (anonymous ones have no window); see asProtocolError. */

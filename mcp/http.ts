@@ -12,7 +12,8 @@ import { readBearer } from '../http/bearer.ts';
 import { MAX_BODY_BYTES } from '../registry/body-limit.ts';
 import { loggedHeader } from '../http/logged-header.ts';
 import { assertWithinRateLimit } from '../pipeline/rate-limit.ts';
-import { asProtocolError, buildServer, type HandlerExtra } from './build-server.ts';
+import type { HandlerExtra } from './build-server.ts';
+import { asProtocolError } from './map-error.ts';
 import type { Caller } from './call-tool.ts';
 import { connection, HTTP_MODES, resolveMode, type Connection, type Mode } from './connection.ts';
 import type { McpContentSources } from './content.ts';
@@ -104,15 +105,22 @@ export const mcpRoutes =
     const policy = hostPolicy(services.config);
     const transport = new SharedJsonTransport();
     transport.onerror = (error) => services.logger.debug({ err: error }, 'MCP transport error');
-    const server = buildServer({
-      listChanges: false, // no dynamic mode over stateless HTTP
-      content: options.content !== undefined,
-      connection: (extra) => scopeOf(extra).connection,
-      caller: async (extra) => scopeOf(extra).caller(),
-      charge: async (extra) => scopeOf(extra).charge(),
-    });
-    // The transport's start() does nothing, so the Server is connected before the first request.
-    void server.connect(transport);
+    // The SDK's Server (with its JSON Schema validator) is loaded and connected when a request first
+    // needs it, not at start-up (issue 30); a lone tools/call is answered without it.
+    let connected: Promise<void> | undefined;
+    const serverConnected = (): Promise<void> => {
+      connected ??= import('./build-server.ts').then(({ buildServer }) =>
+        buildServer({
+          listChanges: false, // no dynamic mode over stateless HTTP
+          content: options.content !== undefined,
+          connection: (extra) => scopeOf(extra).connection,
+          caller: async (extra) => scopeOf(extra).caller(),
+          charge: async (extra) => scopeOf(extra).charge(),
+        }).connect(transport),
+      );
+      connected.catch(() => (connected = undefined));
+      return connected;
+    };
     // A request's mode and selection from its query, resolved once per distinct query (or the error it is).
     type Chosen = { mode: Mode; selection: Selection };
     const choices = new Map<string, Chosen | DomainError>();
@@ -249,7 +257,7 @@ export const mcpRoutes =
             charge: async () => scope.charge(),
             listChanged: async () => {}, // stateless HTTP lists never change (listChanges: false)
           })
-        : await transport.dispatch(post.messages, { authInfo: toAuthInfo(token, principal, scope) });
+        : await serverConnected().then(() => transport.dispatch(post.messages, { authInfo: toAuthInfo(token, principal, scope) }));
       return body === null ? respond(202, null) : respond(200, body);
     });
   };

@@ -84,3 +84,8 @@ export function closest(name: string, offered: readonly string[], max = 5): stri
     .slice(0, max)
     .map((c) => c.candidate);
 }
+
+/** A catalogue error where there is no tool result to carry it: a JSON-RPC error whose data is the catalogue body. */
+export function asProtocolError(error: unknown, requestId: string, publicBaseUrl: string): unknown {
+  return error instanceof DomainError ? protocolError(ErrorCode.InvalidRequest, error, requestId, publicBaseUrl) : error;
+}

@@ -1,4 +1,5 @@
 import { DomainError, type ErrorDetail } from '../domain/kernel/errors.ts';
+import { byteSourceOf } from '../domain/kernel/byte-source.ts';
 import { DRY_RUN_PARAM, fileTooLarge, type Invocation, type Upload } from '../pipeline/invoke.ts';
 import type { Operation } from '../registry/define-operation.ts';
 import { IDEMPOTENCY_ARG } from './arguments.ts';
@@ -43,7 +44,10 @@ export function toRequest(entry: Pick<ToolEntry, 'args' | 'op'>, args: Arguments
   if (entry.op.input.body) raw.body = [...entry.args.values()].some((t) => t.part === 'wrapped-body') ? wrapped : body;
   const { op } = entry;
   // Read like REST's multipart body: only once scope and tenancy have been checked.
-  const loadUpload = op.input.file ? async (): Promise<Upload> => ({ fields: body, file: { filename, bytes: decodeFile(op, content) } }) : undefined;
+  // The decoded bytes stay in memory (bounded by the MCP body limit) and are stored like an upload's, in chunks.
+  const loadUpload = op.input.file
+    ? async (): Promise<Upload> => ({ fields: body, file: { filename, content: byteSourceOf(decodeFile(op, content)) } })
+    : undefined;
   return { raw, idempotencyKey, ...(loadUpload && { loadUpload }) };
 }
 

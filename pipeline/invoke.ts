@@ -68,6 +68,8 @@ export { DRY_RUN_PARAM } from './parse-input.ts';
 export interface Upload {
   fields: Record<string, unknown>;
   file: UploadedFile | null;
+  /** Frees what holds the file (a spooled temporary file); the surface calls it once the request is answered. */
+  dispose?: () => Promise<void>;
 }
 
 export interface InvocationMeta {
@@ -238,10 +240,10 @@ function checkFile(op: Operation, file: UploadedFile | null): UploadedFile {
       details: [{ path, message: 'Send the file (one file).' }],
     });
   }
-  if (file.bytes.length === 0) {
+  if (file.content.size === 0) {
     throw new DomainError('VALIDATION_ERROR', { message: `${path}: the file is empty.`, details: [{ path, message: 'The file is empty.' }] });
   }
-  if (file.bytes.length > declared.maxBytes) throw fileTooLarge(op);
+  if (file.content.size > declared.maxBytes) throw fileTooLarge(op);
   return file;
 }
 
@@ -266,7 +268,7 @@ export function formatBytes(bytes: number): string {
 /** What identifies a request for idempotency: a file by its digest, never its bytes. */
 const fingerprintOf = (opId: string, input: { file?: UploadedFile }): string => {
   const { file, ...rest } = input;
-  const filePart = file && { filename: file.filename, sha256: sha256Hex(file.bytes) };
+  const filePart = file && { filename: file.filename, sha256: file.content.sha256 };
   return sha256Hex(canonicalJson({ op: opId, input: { ...rest, ...(filePart && { file: filePart }) } }));
 };
 

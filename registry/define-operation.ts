@@ -5,6 +5,7 @@ import type { Scope } from '../domain/kernel/scopes.ts';
 import type { PaginationMeta } from '../domain/kernel/pagination.ts';
 import type { ErrorCode } from '../domain/kernel/errors.ts';
 import type { BinaryBody } from '../domain/kernel/binary-body.ts';
+import type { ByteSource } from '../domain/kernel/byte-source.ts';
 import type { EventType } from '../domain/events/types.ts';
 
 export const GROUPS = ['platform', 'companies', 'ledger', 'reports', 'documents', 'operations', 'events', 'payroll', 'tax', 'webhooks', 'discovery'] as const;
@@ -47,7 +48,8 @@ export interface FileInput {
 export interface UploadedFile {
   /** As the client sent it (display only; may carry a path or control characters), or null. */
   filename: string | null;
-  bytes: Buffer;
+  /** The bytes, read piece by piece (never one buffer): size and SHA-256 are known up front. */
+  content: ByteSource;
 }
 
 export interface OperationInput<P extends AnyObject, Q extends AnyObject, B extends z.ZodType> {

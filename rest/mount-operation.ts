@@ -2,7 +2,7 @@ import type { Context, Hono } from 'hono';
 import type { Services } from '../domain/context.ts';
 import { DomainError } from '../domain/kernel/errors.ts';
 import type { Admission } from '../domain/apikeys/admit.ts';
-import { invoke } from '../pipeline/invoke.ts';
+import { invoke, type Upload } from '../pipeline/invoke.ts';
 import { isPublic, isTenantScoped, type Operation } from '../registry/define-operation.ts';
 import { attributePublic, authenticate } from './auth.ts';
 import { logDenial, type DenialReason } from '../http/denial-log.ts';
@@ -60,6 +60,8 @@ export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operat
   const answer = async (c: Context<AppEnv>): Promise<Response> => {
     const requestId = newRequestId();
     c.set('requestId', requestId);
+    // An upload's spooled file lives until the answer is ready (the handler reads it piece by piece).
+    let upload: Upload | null = null;
     try {
       let principal = null;
       let admission: Admission | undefined;
@@ -87,7 +89,7 @@ export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operat
         requestId,
         raw: { params: c.req.param() as Record<string, string>, query: queryOf(c) },
         ...(takesBody && { loadBody: () => readJsonBody(c) }),
-        ...(op.input.file && { loadUpload: () => readUpload(c, op) }),
+        ...(op.input.file && { loadUpload: async () => (upload = await readUpload(c, op)) }),
         idempotencyKey: c.req.header('idempotency-key'),
         accept: c.req.header('accept'),
         acceptLanguage: c.req.header('accept-language'),
@@ -107,6 +109,9 @@ export function mountOperation(app: Hono<AppEnv>, services: Services, op: Operat
           ? { 'WWW-Authenticate': bearerChallenge(services.config.PUBLIC_BASE_URL, 'api', c.req.header('authorization') !== undefined) }
           : undefined;
       return wrappedErrorResponse(requestId, answered, services.config.PUBLIC_BASE_URL, challenge);
+    } finally {
+      // `upload` is assigned inside loadUpload, which TypeScript's flow analysis does not follow.
+      await (upload as Upload | null)?.dispose?.();
     }
   };
   const route = API_PREFIX + op.path;

@@ -10,7 +10,9 @@ import { Spool } from './spool.ts';
 /**
  * Reads a `multipart/form-data` upload as it streams in: the file part's bytes are counted as they
  * arrive and reading stops — the rest of the request is never pulled — the moment they pass the
- * operation's limit, so an oversized upload costs at most the limit in memory, never its full size.
+ * operation's limit. The file waits in a Spool (memory up to 1 MiB, then a temporary file) and
+ * reaches the handler as a ByteSource, so no upload is ever held whole in memory; the caller
+ * disposes the upload once the request is answered.
  */
 
 export const MULTIPART = 'multipart/form-data';
@@ -128,8 +130,8 @@ export function parseMultipart(source: Readable | ReadableStream<Uint8Array>, co
         return;
       }
       const { filename } = file;
-      spool.bytes().then(
-        (bytes) => resolve({ fields, file: { filename, bytes } }),
+      spool.finish().then(
+        (content) => resolve({ fields, file: { filename, content }, dispose: () => content.dispose() }),
         () => fail(invalid(filePath, 'The file could not be received.')),
       );
     });

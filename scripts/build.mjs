@@ -3,6 +3,7 @@
 // instead of hundreds of files through a loader hook. Packages stay external (node_modules as
 // installed); our code is bundled, split where an entry imports lazily (PDF, SIE, docs).
 // Run by `postinstall` and, when a source is newer than the build, by scripts/run-built.mjs.
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const OUT_DIR = join(ROOT, '.build');
 export const ENTRIES = { serve: 'cli/serve.ts', worker: 'cli/worker.ts', mcp: 'cli/mcp.ts', accounting: 'cli/accounting.ts' };
+// Built beside them, run by a full build only (not before a start): the first start's data directory.
+const TEMPLATE_ENTRY = { 'make-template': 'cli/make-template.ts' };
 const STAMP = join(OUT_DIR, 'built-at');
 // Every folder whose TypeScript ends up in the bundle (package.json is there for its dependencies).
 const SOURCE_DIRS = ['cli', 'domain', 'registry', 'pipeline', 'http', 'rest', 'mcp', 'discovery', 'dispatcher', 'ops'];
@@ -71,7 +74,7 @@ export async function build() {
   const { build: esbuild } = await import('esbuild');
   await esbuild({
     absWorkingDir: ROOT,
-    entryPoints: ENTRIES,
+    entryPoints: { ...ENTRIES, ...TEMPLATE_ENTRY },
     outdir: OUT_DIR,
     bundle: true,
     splitting: true,
@@ -86,4 +89,18 @@ export async function build() {
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await build();
+/**
+ * The migrated data directory a first `npm start` copies instead of PGlite's initdb (issue 30),
+ * made when missing for the migrations as they are (domain/db/data-template.ts). In a child
+ * process: PGlite's memory is not kept by the build's. A failure is a warning, not a failed build.
+ */
+export function makeTemplate() {
+  const made = spawnSync(process.execPath, [join(OUT_DIR, 'make-template.js')], { cwd: ROOT, stdio: 'inherit' });
+  // Only a speed-up: a first start without it runs initdb as before, so the build goes on.
+  if (made.status !== 0) process.stderr.write(`warning: the embedded-database template was not made (exit ${made.status}); a first start will run initdb\n`);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await build();
+  makeTemplate();
+}

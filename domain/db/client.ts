@@ -2,13 +2,14 @@ import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { join } from 'node:path';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyTemplate, templateDir } from './data-template.ts';
 import type { SqlDriverAdapterFactory } from '@prisma/client/runtime/client';
 import { basename } from 'node:path';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { PrismaClient, type Prisma } from './generated/client.ts';
 import { observeStatements, type StatementListener } from './statement-log.ts';
-import { createPgPool, PARSERS, pgliteSql, pgSql, type DatabaseWaits, type SqlClient, type SqlDriver } from './sql.ts';
+import { createPgPool, PGLITE_TYPE_OPTIONS, pgliteSql, pgSql, type DatabaseWaits, type SqlClient, type SqlDriver } from './sql.ts';
 import { joinTransaction, linkable } from './transaction-link.ts';
 
 /** A client that can run queries: the root client or an open interactive transaction. */
@@ -64,6 +65,10 @@ export interface OpenDatabaseOptions {
   preparedStatements?: boolean;
   /** Statement timeout and client deadline of both pools (PostgreSQL). */
   waits?: DatabaseWaits;
+  /** Told how a new embedded database was made: copied from the build's migrated template, or by initdb (none for this set of migrations). */
+  onCreated?: (how: 'template' | 'initdb', template: string) => void;
+  /** The migrated template a new embedded database is copied from; by default the build's for these migrations. */
+  template?: string;
 }
 
 /**
@@ -95,7 +100,7 @@ function bareDriverFor<Connection>(roots: ReadonlyMap<Db, SqlClient>, driver: Sq
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
-  return openPglite(options.dataDir, options.processName ?? `node ${basename(process.argv[1] ?? 'process')}`, options.onStatement);
+  return openPglite(options.dataDir, options.processName ?? `node ${basename(process.argv[1] ?? 'process')}`, options);
 }
 
 function openPostgres(url: string, options: OpenDatabaseOptions): Database {
@@ -134,18 +139,42 @@ export const embeddedDatabaseDir = (dataDir: string): string => join(dataDir, 'p
 /** Whether a data directory already holds an embedded database: PostgreSQL writes PG_VERSION when it creates one. */
 export const embeddedDatabaseExists = (dataDir: string): boolean => existsSync(join(embeddedDatabaseDir(dataDir), 'PG_VERSION'));
 
-async function openPglite(dataDir: string, processName: string, onStatement: StatementListener | undefined): Promise<Database> {
+/**
+ * A first start: the build's migrated template copied in (issue 30: no initdb), else an empty
+ * folder for PGlite's initdb, as before. A folder left without PG_VERSION (an interrupted initdb)
+ * is not a database; only an empty one is replaced by the template, anything else is left to PGlite.
+ */
+function createEmbeddedDatabase(dir: string, template: string, onCreated: OpenDatabaseOptions['onCreated']): void {
+  const empty = !existsSync(dir) || readdirSync(dir).length === 0;
+  if (empty) {
+    rmSync(dir, { recursive: true, force: true });
+    if (copyTemplate(dir, template)) {
+      onCreated?.('template', template);
+      return;
+    }
+  }
+  mkdirSync(dir, { recursive: true });
+  onCreated?.('initdb', template);
+}
+
+async function openPglite(dataDir: string, processName: string, { onStatement, onCreated, template }: OpenDatabaseOptions): Promise<Database> {
   let pglite: PGlite;
   let lock: DataDirLock | undefined;
-  // The bare driver's parsers (sql.ts), set once; Prisma's adapter passes its own with each query.
-  const options = { parsers: { ...PARSERS } };
+  // The bare driver's parsers and bytea codecs (sql.ts), set once; Prisma's adapter passes its own parsers with each query.
+  const options = { parsers: { ...PGLITE_TYPE_OPTIONS.parsers }, serializers: { ...PGLITE_TYPE_OPTIONS.serializers } };
   if (dataDir === 'memory') {
     pglite = new PGlite(options);
   } else {
     const dir = embeddedDatabaseDir(dataDir);
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true });
     // Before PGlite touches the files: a second process must never open them (DataDirLockedError).
     lock = lockDataDir(dataDir, processName);
+    try {
+      if (!embeddedDatabaseExists(dataDir)) createEmbeddedDatabase(dir, template ?? templateDir(), onCreated);
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
     pglite = new PGlite(dir, options);
   }
   try {

@@ -45,6 +45,14 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
     });
 }
 
+/** A short digest naming one set of migrations: a migrated template made for them is valid for them only. */
+export function migrationsDigest(migrations: Migration[]): string {
+  return createHash('sha256')
+    .update(migrations.map((m) => `${m.name}:${m.checksum}`).join('\n'))
+    .digest('hex')
+    .slice(0, 16);
+}
+
 /** The smallest surface both engines offer: run a (multi-statement) script, run a query. */
 interface SqlRunner {
   exec(sql: string): Promise<void>;

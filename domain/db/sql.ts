@@ -29,6 +29,28 @@ export const PARSERS: Readonly<Record<number, (text: string) => unknown>> = {
 };
 
 /**
+ * PGlite's own bytea codecs build and parse the hex text one byte at a time in JavaScript: about
+ * 60 ms per 256 KiB stored chunk each way, so a 20 MiB upload held the embedded database's one
+ * connection for 8 s and concurrent uploads timed out waiting for it (503). Node's native hex codec
+ * does the same work: 20 MiB written in 1.8 s instead of 7.6 s, read in 0.45 s instead of 4.2 s.
+ * node-postgres sends and parses bytea natively already.
+ */
+const byteaFromHex = (text: string): Uint8Array => {
+  const bytes = Buffer.from(text.slice(2), 'hex'); // '\x' then two hex digits per byte
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+};
+const byteaToHex = (value: unknown): string => {
+  if (!(value instanceof Uint8Array)) throw new TypeError('A bytea parameter must be a Uint8Array');
+  return `\\x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex')}`;
+};
+
+/** The embedded engine's type options: PARSERS, and the bytea codecs above. */
+export const PGLITE_TYPE_OPTIONS = {
+  parsers: { ...PARSERS, 17: byteaFromHex },
+  serializers: { 17: byteaToHex },
+} as const;
+
+/**
  * Every PostgreSQL connection's limits. Getting a connection (a free one from the pool, or a new
  * one) gives up after CONNECT_TIMEOUT_MS, so a request meets a database that does not answer
  * with a prompt 503 (the error is classified as unavailable) instead of waiting without end.

@@ -1,3 +1,5 @@
+import { byteSourceOf, readSlice, type ByteSource } from '../kernel/byte-source.ts';
+
 /**
  * What a document may be, decided by its bytes — magic numbers through file-type, which is
  * maintained against real files — never by the file name or the client's Content-Type.
@@ -28,20 +30,29 @@ const EXTENSIONS: Record<DocumentContentType, string> = {
 
 const isAllowed = (mime: string): mime is DocumentContentType => (DOCUMENT_CONTENT_TYPES as readonly string[]).includes(mime);
 
-/** The document's type from its content, or null when it is none of the allowed ones. */
-export async function detectDocumentType(bytes: Uint8Array): Promise<DetectedType | null> {
+/**
+ * The document's type from its content, or null when it is none of the allowed ones. A stored
+ * upload is read only at its ends: the first SNIFF_BYTES (every magic number we accept sits in
+ * them) and the last TAIL_BYTES (an XML document's end), never whole.
+ */
+export async function detectDocumentType(input: Uint8Array | ByteSource): Promise<DetectedType | null> {
+  const source = input instanceof Uint8Array ? byteSourceOf(input) : input;
+  const head = await readSlice(source, 0, SNIFF_BYTES);
+  const tail = await readSlice(source, Math.max(0, source.size - TAIL_BYTES), TAIL_BYTES);
   // Loaded on the first upload, not at start-up.
   const { fileTypeFromBuffer } = await import('file-type');
-  const found = await fileTypeFromBuffer(bytes);
+  const found = await fileTypeFromBuffer(head);
   // file-type knows XML only by its declaration, and calls an SVG with one XML too: our own check decides.
-  if (!found || found.mime === 'application/xml') return looksLikeXmlDocument(bytes) ? typed('application/xml') : null;
+  if (!found || found.mime === 'application/xml') return looksLikeXml(head, tail, head.length === source.size) ? typed('application/xml') : null;
   return isAllowed(found.mime) ? typed(found.mime) : null;
 }
 
 const typed = (contentType: DocumentContentType): DetectedType => ({ contentType, extension: EXTENSIONS[contentType] });
 
-/** How much of the start is inspected for the root element (prologs with comments and a DOCTYPE fit). */
-const XML_SNIFF_BYTES = 64 * 1024;
+/** How much of the start is inspected: magic numbers, and an XML root element (prologs with comments and a DOCTYPE fit). */
+const SNIFF_BYTES = 64 * 1024;
+/** How much of the end an XML document's closing `>` is looked for in. */
+const TAIL_BYTES = 256;
 // Documents a browser would render as a page or a script host are not e-invoices, whatever they declare.
 const RENDERABLE_ROOTS = new Set(['html', 'svg', 'xhtml']);
 
@@ -51,11 +62,16 @@ const RENDERABLE_ROOTS = new Set(['html', 'svg', 'xhtml']);
  * is not a renderable page (HTML, SVG), and that ends with `>`.
  */
 export function looksLikeXmlDocument(bytes: Uint8Array): boolean {
-  const head = Buffer.from(bytes.subarray(0, XML_SNIFF_BYTES));
+  return looksLikeXml(bytes.subarray(0, SNIFF_BYTES), bytes.subarray(Math.max(0, bytes.length - TAIL_BYTES)), bytes.length <= SNIFF_BYTES);
+}
+
+/** looksLikeXmlDocument on a file's first and last bytes; `whole` when the head is the entire file. */
+function looksLikeXml(start: Uint8Array, end: Uint8Array, whole: boolean): boolean {
+  const head = Buffer.from(start);
   if (head.includes(0)) return false;
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(head.length === bytes.length ? head : trimToCharBoundary(head));
+    text = new TextDecoder('utf-8', { fatal: true }).decode(whole ? head : trimToCharBoundary(head));
   } catch {
     return false;
   }
@@ -63,7 +79,7 @@ export function looksLikeXmlDocument(bytes: Uint8Array): boolean {
   if (!/^\s*<(\?xml[\s?]|[A-Za-z_!])/.test(text)) return false;
   const root = rootElementName(text);
   if (!root || RENDERABLE_ROOTS.has(root.toLowerCase())) return false;
-  const tail = Buffer.from(bytes.subarray(Math.max(0, bytes.length - 256))).toString('latin1');
+  const tail = Buffer.from(end).toString('latin1');
   return tail.trimEnd().endsWith('>');
 }
 

@@ -3,7 +3,8 @@ import { PrismaSql as Prisma } from '../db/client.ts';
 import { CHECK_VIOLATION, sqlState } from '../db/errors.ts';
 import type { OperationContext } from '../context.ts';
 import { requireScope, withTransaction } from '../context.ts';
-import { sha256Hex } from '../kernel/crypto.ts';
+import { readableOf, type ByteSource } from '../kernel/byte-source.ts';
+import { StoredContentMissing } from '../db/chunks.ts';
 import { DomainError } from '../kernel/errors.ts';
 import { entryVisible } from '../ledger/visibility.ts';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type PaginationMeta, keysetPage } from '../kernel/pagination.ts';
@@ -15,8 +16,8 @@ import { Document, type DocumentListQuery } from './schemas.ts';
 import { booksInstant } from '../kernel/books-dates.ts';
 
 /**
- * Documents: upload, read, list, delete. The bytes are stored once per company and digest
- * (blobs.ts); a document row is a named, described use of them that entries can cite.
+ * Documents: upload, read, list, delete. The bytes are stored once per company and digest, in
+ * chunks (blobs.ts); a document row is a named, described use of them that entries can cite.
  */
 
 /** One statement reads a document whole — row, blob facts and attached entries — for get, list and events alike. */
@@ -76,7 +77,8 @@ export async function getDocument(ctx: OperationContext, companyId: string, docu
 /** A document's bytes, read only when asked for (a 304 or a too-large MCP result never reads them). */
 export interface DocumentContent {
   document: Document;
-  read(): Promise<Buffer>;
+  /** The bytes as a pull stream, a few chunks per statement as the consumer takes them: never the whole file. */
+  read(): Promise<ReadableStream<Uint8Array>>;
 }
 
 export async function getDocumentContent(ctx: OperationContext, companyId: string, documentId: string): Promise<DocumentContent> {
@@ -84,10 +86,14 @@ export async function getDocumentContent(ctx: OperationContext, companyId: strin
   return {
     document,
     read: async () => {
-      const bytes = await readBlob(ctx, companyId, document.sha256);
-      // Deleted since the metadata was read: as gone as an unknown document.
-      if (!bytes) throw documentNotFound();
-      return bytes;
+      const pieces = readBlob(ctx, companyId, document.sha256, document.size_bytes)[Symbol.asyncIterator]();
+      try {
+        // The first chunk before answering: deleted since the metadata was read is as gone as an unknown document.
+        return readableOf(pieces, await pieces.next());
+      } catch (error) {
+        if (error instanceof StoredContentMissing) throw documentNotFound();
+        throw error;
+      }
     },
   };
 }
@@ -120,7 +126,8 @@ export async function listDocuments(
 export interface UploadInput {
   /** The client's name for the file; kept for display only, sanitised. */
   filename: string | null;
-  bytes: Buffer;
+  /** Read piece by piece into chunks, inside the upload's transaction; never held whole. */
+  content: ByteSource;
   description?: string | undefined;
 }
 
@@ -131,18 +138,18 @@ export interface UploadInput {
 export async function uploadDocument(ctx: OperationContext, companyId: string, input: UploadInput): Promise<Document> {
   const actor = requireScope(ctx, 'documents:write');
   // The surfaces stop reading past this limit already; the rule is the domain's, so it holds here too.
-  if (input.bytes.length > MAX_DOCUMENT_BYTES) throw new DomainError('PAYLOAD_TOO_LARGE', { message: `A document is at most ${MAX_DOCUMENT_BYTES} bytes.` });
-  const detected = await detectDocumentType(input.bytes);
+  if (input.content.size > MAX_DOCUMENT_BYTES) throw new DomainError('PAYLOAD_TOO_LARGE', { message: `A document is at most ${MAX_DOCUMENT_BYTES} bytes.` });
+  const detected = await detectDocumentType(input.content);
   if (!detected) {
     throw new DomainError('UNSUPPORTED_FILE_TYPE', {
       message: `The file's content is not one of ${DOCUMENT_CONTENT_TYPES.join(', ')}.`,
       details: [{ path: 'body.file', message: 'Content not recognised as an accepted type.' }],
     });
   }
-  const sha256 = sha256Hex(input.bytes);
+  const { sha256 } = input.content;
   const filename = sanitizeFilename(input.filename, detected.extension);
   return withTransaction(ctx, async (tx) => {
-    await holdBlob(tx, companyId, { sha256, bytes: input.bytes, contentType: detected.contentType });
+    await holdBlob(tx, companyId, { content: input.content, contentType: detected.contentType });
     const [created] = await tx.db.$queryRaw<{ id: string }[]>`
       INSERT INTO documents (company_id, sha256, filename, description, uploaded_by_api_key_id, uploaded_at)
       VALUES (${companyId}::uuid, ${sha256}, ${filename}, ${input.description ?? null}, ${actor.apiKeyId}::uuid, ${tx.services.now()})

@@ -1,5 +1,11 @@
+import { createRequire } from 'node:module';
 import pino from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
+
+// pino-pretty (31 files) loads only where lines are pretty, not for JSON logs (issue 30: start-up).
+// CommonJS, so required synchronously here.
+const require = createRequire(import.meta.url);
+const pretty = (options: PinoPretty.PrettyOptions): PinoPretty.PrettyStream => (require('pino-pretty') as typeof PinoPretty)(options);
 
 export interface LoggerOptions {
   /** Human-readable lines (pino-pretty) instead of JSON: for a person watching a terminal. */

@@ -1,4 +1,4 @@
-import { createLocalJWKSet, jwtVerify, type JWK } from 'jose';
+import type { JWK } from 'jose';
 import { ACCESS_TOKEN_ALG } from './signing-keys.ts';
 
 /** The claim carrying the grant's credential record (api_keys.id), added at issuance. */
@@ -19,10 +19,13 @@ export interface AccessTokenVerifier {
  * another resource is refused), not expired. Whether its grant still stands is admission's job.
  */
 export function accessTokenVerifier(issuer: string, publicKeys: readonly JWK[]): AccessTokenVerifier {
-  const keySet = createLocalJWKSet({ keys: [...publicKeys] });
+  let keySet: ReturnType<typeof import('jose').createLocalJWKSet> | undefined;
   return {
     async verify(token, audiences) {
       if (!looksLikeAccessToken(token)) return null;
+      // jose loads with the first access token, not at start-up (issue 30): API keys never need it.
+      const { createLocalJWKSet, jwtVerify } = await import('jose');
+      keySet ??= createLocalJWKSet({ keys: [...publicKeys] });
       try {
         const { payload } = await jwtVerify(token, keySet, { issuer, audience: [...audiences], algorithms: [ACCESS_TOKEN_ALG], typ: 'at+jwt' });
         const keyId = payload[KEY_CLAIM];

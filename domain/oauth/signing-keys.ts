@@ -1,4 +1,4 @@
-import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import type { JWK } from 'jose';
 import type { SqlClient } from '../db/sql.ts';
 import type { SecretBox } from '../kernel/crypto.ts';
 
@@ -19,6 +19,8 @@ export async function loadSigningKeys(sql: SqlClient, box: SecretBox): Promise<J
   };
   const existing = await read();
   if (existing.length > 0) return existing;
+  // Loaded only here and for access tokens, not at start-up (issue 30).
+  const { exportJWK, generateKeyPair } = await import('jose');
   const { privateKey } = await generateKeyPair(ACCESS_TOKEN_ALG, { extractable: true });
   const jwk = await exportJWK(privateKey);
   const full: JWK = { ...jwk, kid: FIRST_KID, alg: ACCESS_TOKEN_ALG, use: 'sig' };

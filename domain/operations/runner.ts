@@ -7,6 +7,7 @@ import { emitEvent } from '../events/emit.ts';
 import { startClaimLoop, type ClaimLoop } from '../background/claim-loop.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
 import { OPERATIONS_CHANNEL, toOperation, type OperationRow } from './store.ts';
+import { readOperationInput } from './inputs.ts';
 import type { OperationKind } from './schemas.ts';
 
 /**
@@ -58,8 +59,8 @@ export interface Job {
    * does not throw: for work that must run to its end once begun (undoing an import, say).
    */
   checkpointIn(tx: OperationContext, progress: number, message: string, checkpoint?: unknown, options?: { cancellable?: boolean }): Promise<void>;
-  /** The uploaded input (SIE file), when the operation has one. */
-  content(): Promise<Buffer | null>;
+  /** The uploaded input (SIE file) chunk by chunk (readOperationInput); nothing when the operation has none. */
+  file(): AsyncIterable<Uint8Array>;
 }
 
 export type JobHandler = (job: Job) => Promise<Record<string, unknown>>;
@@ -213,10 +214,7 @@ export function createOperationRunner(services: Services, options: RunnerOptions
         if (!state) throw new LeaseLost(row.id);
         if (state.cancelRequested && options?.cancellable !== false) throw new Cancelled();
       },
-      async content() {
-        const input = await db.operationInput.findUnique({ where: { operationId: row.id } });
-        return input ? Buffer.from(input.content) : null;
-      },
+      file: () => readOperationInput({ services, db }, row.id),
     };
     try {
       const result = await kind.handler(job);

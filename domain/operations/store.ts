@@ -6,6 +6,8 @@ import { emitEvent } from '../events/emit.ts';
 import { decodeKeysetCursor, encodeKeysetCursor, keysetTimestampSql, type PaginationMeta, type PaginationQuery, keysetPage } from '../kernel/pagination.ts';
 import { Operation, TERMINAL_STATUSES, type OperationKind, type OperationListQuery, type OperationStatus } from './schemas.ts';
 import { booksInstant } from '../kernel/books-dates.ts';
+import type { ByteSource } from '../kernel/byte-source.ts';
+import { storeOperationInput } from './inputs.ts';
 
 /** Channel runners LISTEN on; notified when an operation is queued. */
 export const OPERATIONS_CHANNEL = 'operations';
@@ -55,20 +57,20 @@ const operationNotFound = (): DomainError => new DomainError('NOT_FOUND', { mess
 const finished = (status: string): DomainError =>
   new DomainError('OPERATION_FINISHED', { message: `The operation is ${status}; a finished operation never changes.` });
 
-/** Queues work for the runners; bulky input (an uploaded file) goes beside the row. */
+/** Queues work for the runners; bulky input (an uploaded file) goes beside the row, in chunks (inputs.ts). */
 export async function enqueueOperation(
   ctx: OperationContext,
   companyId: string,
   kind: OperationKind,
   input: Record<string, unknown>,
-  content?: Buffer,
+  content?: ByteSource,
 ): Promise<Operation> {
   requireScope(ctx, 'operations:write');
   return withTransaction(ctx, async (tx) => {
     const row = await tx.db.operation.create({
       data: { companyId, kind, input: input as object, createdByApiKeyId: tx.actor?.apiKeyId ?? null, createdAt: tx.services.now() },
     });
-    if (content) await tx.db.operationInput.create({ data: { operationId: row.id, content: new Uint8Array(content) } });
+    if (content) await storeOperationInput(tx, companyId, row.id, content);
     await tx.db.$executeRaw`SELECT pg_notify(${OPERATIONS_CHANNEL}, '')`;
     return toOperation(row);
   });

@@ -68,7 +68,7 @@ export const EARLIER_RESULT_ACCOUNT = '8999';
  */
 export const SIE_IMPORT_BATCH = 25;
 
-const SNIFF_BYTES = 64 * 1024;
+export const SNIFF_BYTES = 64 * 1024;
 
 export interface SieDraftLine {
   account: string;

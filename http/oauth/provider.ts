@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { JWK } from 'jose';
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { Services } from '../../domain/context.ts';
 import { systemContextFor } from './system-context.ts';
 import { KEY_CLAIM } from '../../domain/oauth/access-token.ts';
@@ -47,6 +48,9 @@ export function oauthServer(services: Services): Promise<OAuthServer> {
 }
 
 async function build(services: Services): Promise<OAuthServer> {
+  // Loaded on the first OAuth request, not at start-up: the library and its Koa stack are about a
+  // quarter of the server's module loading (issue 30), and most servers never see an OAuth client.
+  const { default: Provider, errors } = await import('oidc-provider');
   const base = services.config.PUBLIC_BASE_URL;
   const keys = await loadSigningKeys(services.database.sql, services.secretBox);
   const audiences = new Set([base, ...(Object.keys(PROTECTED_RESOURCES) as ProtectedResource[]).map((resource) => resourceUri(base, resource))]);

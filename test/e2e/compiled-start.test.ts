@@ -1,7 +1,8 @@
-import { mkdtempSync, statSync, utimesSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { makeTemplate } from '../../domain/db/data-template.ts';
 import { OPERATION_KINDS } from '../../domain/operations/kinds.ts';
 import { registry } from '../../registry/index.ts';
 import { ROOT, startBuilt, type RunningProcess } from '../helpers/process.ts';
@@ -48,4 +49,56 @@ describe('npm start: compiled JavaScript', () => {
     expect(listed.status).toBe(200);
     expect(((await listed.json()) as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(20);
   }, 300_000); // a build and a cold start on the embedded database
+
+  it('a first start copies the migrated template (no initdb) and still seeds its own key and demo per data directory', async () => {
+    await makeTemplate(); // what `npm ci` (scripts/build.mjs) made; a no-op when it is there
+    const firstStart = async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'acct-built-template-'));
+      const server = startBuilt('serve', { DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' });
+      running.push(server);
+      await server.waitFor(/embedded database created from the migrated template/);
+      const [, key] = await server.waitFor(/(sk_test_[0-9A-Za-z]{32})/);
+      const [, port] = await server.waitFor(/"port":(\d+)/);
+      const companies = await fetch(`http://127.0.0.1:${port}/api/v1/companies`, { headers: { authorization: `Bearer ${key}` } });
+      expect(companies.status).toBe(200);
+      return { key: key!, encryptionKey: readFileSync(join(dataDir, 'encryption.key'), 'utf8') };
+    };
+    const [one, two] = [await firstStart(), await firstStart()];
+    expect(one.key).not.toBe(two.key);
+    expect(one.encryptionKey).toMatch(/^[0-9a-f]{64}$/);
+    expect(one.encryptionKey).not.toBe(two.encryptionKey);
+  }, 300_000);
+
+  it('loads the OAuth server, the MCP SDK server, undici, jose and pino-pretty on first use, not at start-up', async () => {
+    const trace = join(mkdtempSync(join(tmpdir(), 'acct-load-trace-')), 'loaded.txt');
+    const server = startBuilt('serve', {
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'acct-built-lazy-')),
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
+      NODE_OPTIONS: `--import=${join(ROOT, 'test', 'helpers', 'load-trace.mjs')}`,
+      LOAD_TRACE_FILE: trace,
+    });
+    running.push(server);
+    const [, key] = await server.waitFor(/(sk_test_[0-9A-Za-z]{32})/);
+    const [, port] = await server.waitFor(/"port":(\d+)/);
+    const loaded = () => readFileSync(trace, 'utf8');
+    const lazy = [
+      /node_modules\/oidc-provider\//,
+      /node_modules\/undici\//,
+      /node_modules\/jose\//,
+      /node_modules\/pino-pretty\//,
+      /@modelcontextprotocol\/sdk\/dist\/esm\/server\/index\.js/,
+    ];
+    expect(loaded()).toMatch(/node_modules\/@electric-sql\/pglite\//); // the trace sees packages
+    for (const pattern of lazy) expect(loaded(), String(pattern)).not.toMatch(pattern);
+    // Anything but a lone tools/call goes through the SDK's Server, which loads now.
+    const listed = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(listed.status).toBe(200);
+    expect(loaded()).toMatch(lazy[4]!);
+  }, 300_000);
 });

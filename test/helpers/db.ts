@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../domain/kernel/config.ts';
 import type { Services } from '../../domain/context.ts';
 import { createServices } from '../../domain/bootstrap.ts';
-import { migratePostgres, readMigrations } from '../../domain/db/migrate.ts';
+import { migratePostgres, migrationsDigest, readMigrations } from '../../domain/db/migrate.ts';
 import type { Resolver } from '../../domain/webhooks/url-safety.ts';
 
 export type DbTarget = 'pglite' | 'postgres';
@@ -56,15 +56,7 @@ const databaseUrl = (adminUrl: string, name: string): string => {
 let templateName: Promise<string> | undefined;
 function migratedTemplate(adminUrl: string): Promise<string> {
   templateName ??= (async () => {
-    const digest = createHash('sha256')
-      .update(
-        readMigrations()
-          .map((m) => `${m.name}:${m.checksum}`)
-          .join('\n'),
-      )
-      .digest('hex')
-      .slice(0, 16);
-    const name = `tpl_${digest}`;
+    const name = `tpl_${migrationsDigest(readMigrations())}`;
     const admin = new pg.Client({ connectionString: adminUrl });
     await admin.connect();
     try {

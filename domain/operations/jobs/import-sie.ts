@@ -14,14 +14,15 @@ import {
   removeSieImportEntries,
   removeSieImportRest,
   SIE_IMPORT_BATCH,
+  SNIFF_BYTES,
   sieImportPending,
   sieImportSummary,
   sieImportVerifications,
   type SieImportFile,
   type SieImportVerification,
 } from '../../sie/import.ts';
-import { sieChunks } from '../../sie/parse.ts';
 import { isDatabaseUnavailable } from '../../db/errors.ts';
+import { readSlice, type ByteSource } from '../../kernel/byte-source.ts';
 import type { Operation } from '../schemas.ts';
 import { enqueueOperation } from '../store.ts';
 import { Cancelled, LeaseLost, type Job } from '../runner.ts';
@@ -54,17 +55,17 @@ type Outcome = z.infer<typeof Outcome>;
  * dry run reads and plans the whole file at once and shows the plan as the operation's result;
  * it parses outside any transaction, so it holds a database connection only for the plan.
  */
-export async function startSieImport(ctx: OperationContext, companyId: string, file: { filename: string | null; bytes: Buffer }): Promise<Operation> {
+export async function startSieImport(ctx: OperationContext, companyId: string, file: { filename: string | null; content: ByteSource }): Promise<Operation> {
   requireScope(ctx, sieImportKind.scope);
-  checkLooksLikeSie(file.bytes);
+  checkLooksLikeSie(await readSlice(file.content, 0, SNIFF_BYTES));
   // A dry run reads the file before it takes a connection: the parse is the long part (CPU and
   // memory), and the plan's transaction that follows is a few indexed queries, so a dry run holds
   // a pooled connection only as long as any other write does (docs/sie.md).
-  const read = ctx.dryRun ? await readSieImport(() => sieChunks(file.bytes)) : null;
+  const read = ctx.dryRun ? await readSieImport(() => file.content.read()) : null;
   const preview = read ? await withTransaction(ctx, async (tx) => sieImportSummary(read, await planSieImport(tx, companyId, read))) : null;
   // The client's file name is kept for the record only (display), without control characters.
   const filename = file.filename?.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255) ?? null;
-  const operation = await enqueueOperation(ctx, companyId, sieImportKind.kind, { filename, bytes: file.bytes.length }, file.bytes);
+  const operation = await enqueueOperation(ctx, companyId, sieImportKind.kind, { filename, bytes: file.content.size }, file.content);
   return preview ? { ...operation, result: preview } : operation;
 }
 
@@ -103,10 +104,8 @@ export async function importSieJob(job: Job): Promise<Record<string, unknown>> {
 }
 
 async function importAll(job: Job, checkpoint: ImportState | null): Promise<Record<string, unknown>> {
-  // The input is stored whole today: its one buffer is the stream, read once per pass.
-  const bytes = await job.content();
-  if (!bytes) throw new DomainError('SIE_INVALID', { message: 'The operation has no SIE file.' });
-  const source = () => sieChunks(bytes);
+  // The stored chunks, streamed anew for each pass (readOperationInput): never one buffer.
+  const source = () => job.file();
   const file = await readSieImport(source);
   const total = file.verificationCount;
   let state: ImportState =

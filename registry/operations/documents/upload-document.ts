@@ -42,6 +42,6 @@ export const uploadDocument = defineOperation({
   surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx, { params, body, file }) => ({
     // The pipeline hands every operation that declares input.file its file.
-    data: await upload(ctx, params.companyId, { filename: file!.filename, bytes: file!.bytes, description: body.description }),
+    data: await upload(ctx, params.companyId, { filename: file!.filename, content: file!.content, description: body.description }),
   }),
 });

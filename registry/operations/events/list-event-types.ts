@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EventTypeInfo, EventTypeListQuery, describedEventType, pageEventTypes } from '../../../domain/events/catalog.ts';
 import { defineOperation, READ_ONLY } from '../../define-operation.ts';
+import { EVENT_TYPES } from '../../../domain/events/types.ts';
 
 export const listEventTypes = defineOperation({
   id: 'listEventTypes',
@@ -18,7 +19,8 @@ export const listEventTypes = defineOperation({
   input: { query: EventTypeListQuery },
   output: z.object({ event_types: z.array(EventTypeInfo) }),
   status: 200,
-  examples: { response: { event_types: [describedEventType('journal_entry.committed')] } },
+  // The first page's first type, which is also the smallest: one item teaches the shape (each carries a whole JSON Schema).
+  examples: { response: { event_types: [describedEventType(EVENT_TYPES[0])] } },
   surfaces: ['api', 'mcp', 'cli'],
   handler: async (_ctx, { query }) => {
     const { event_types, pagination } = pageEventTypes(query);

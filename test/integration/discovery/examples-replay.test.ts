@@ -22,6 +22,7 @@ import { SCOPES } from '../../../domain/kernel/scopes.ts';
 import { authenticateKey } from '../../../domain/apikeys/keys.ts';
 import { createGrant } from '../../../domain/oauth/grants.ts';
 import { GRANT_ID } from '../../../registry/operations/platform/examples.ts';
+import { byteSourceOf } from '../../../domain/kernel/byte-source.ts';
 
 /**
  * Every worked example in /api/v1/openapi.json is replayed against the real app, and each live
@@ -131,7 +132,10 @@ FIXTURES.detachDocument = async (t, params) => {
   params.entryId = draft.id;
 };
 FIXTURES.deleteDocument = async (t, params) => {
-  const own = await uploadDocument(actingContext(t), params.companyId!, { filename: 'egen.pdf', bytes: Buffer.concat([PDF, Buffer.from(randomUUID())]) });
+  const own = await uploadDocument(actingContext(t), params.companyId!, {
+    filename: 'egen.pdf',
+    content: byteSourceOf(Buffer.concat([PDF, Buffer.from(randomUUID())])),
+  });
   params.documentId = own.id;
 };
 FIXTURES.generateAgi = (t, params) => salaryRun(t, params, '2026-11', ['approve', 'book']);

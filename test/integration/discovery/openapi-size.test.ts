@@ -5,7 +5,7 @@ import { createTestServices, type TestServices } from '../../helpers/db.ts';
 import { call } from '../../helpers/http.ts';
 import { dereference, discoveryApp } from '../../helpers/discovery.ts';
 import { registry } from '../../../registry/index.ts';
-import { buildOpenApiDocument } from '../../../discovery/openapi.ts';
+import { buildOpenApiDocument, OPENAPI_BYTES_PER_ITEM_MAX, openApiItemCount } from '../../../discovery/openapi.ts';
 import { EVENT_CATALOG, EVENT_TYPES } from '../../../domain/events/types.ts';
 
 /**
@@ -43,6 +43,20 @@ describe('openapi.json size and content', () => {
         `${sharedBytes.toLocaleString('en')} served (${(ratio * 100).toFixed(1)} % of inline)`,
     );
     expect(ratio).toBeLessThan(SIZE_LIMIT);
+  });
+
+  it('stays within its byte budget per operation or event type (sizes printed)', () => {
+    const document = JSON.parse(served);
+    const items = openApiItemCount(registry.operations);
+    // The divisor is what the document holds: every operation under paths, every event type under webhooks.
+    const operations = Object.values(document.paths as Record<string, object>).flatMap((item) => Object.keys(item));
+    expect(operations.length + Object.keys(document.webhooks).length).toBe(items);
+    const perItem = Buffer.byteLength(served) / items;
+    console.log(
+      `openapi.json: ${Buffer.byteLength(served).toLocaleString('en')} bytes for ${registry.operations.length} operations and ` +
+        `${EVENT_TYPES.length} event types: ${Math.round(perItem).toLocaleString('en')} per item (budget ${OPENAPI_BYTES_PER_ITEM_MAX.toLocaleString('en')})`,
+    );
+    expect(perItem).toBeLessThanOrEqual(OPENAPI_BYTES_PER_ITEM_MAX);
   });
 
   it('says exactly what the inline document says once every $ref is resolved', async () => {

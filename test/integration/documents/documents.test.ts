@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { buildApp } from '../../../cli/build-app.ts';
 import { eventEnvelopeSchemaFor, type EventType } from '../../../domain/events/types.ts';
 import { sqlState } from '../../../domain/db/errors.ts';
 import { DOCUMENT_CONTENT_TYPES, MAX_DOCUMENT_BYTES } from '../../../domain/documents/content-type.ts';
+import { STORED_CHUNK_BYTES } from '../../../domain/db/chunks.ts';
 
 const NOW = new Date('2026-11-21T10:00:00.000Z');
 /** Uploads past SPOOL_MEMORY_BYTES wait in temporary directories named so; none may outlive its request. */
@@ -27,6 +28,12 @@ describe.each(DB_TARGETS)('documents through HTTP (%s)', (target) => {
   let other: Tenant;
   let b: ReturnType<typeof books>;
   const docs = (path = '') => `/api/v1/companies/${tenant.companyId}/documents${path}`;
+  /** A blob's chunk rows in order: their seq and length. */
+  const chunkRows = (companyId: string, digest: string) =>
+    t.services.database.prisma.$queryRaw<{ seq: number; bytes: number }[]>`
+      SELECT seq, octet_length(data) AS bytes FROM document_blob_chunks
+       WHERE company_id = ${companyId}::uuid AND sha256 = ${digest} ORDER BY seq`;
+  const allChunks = async (): Promise<number> => t.services.database.prisma.documentBlobChunk.count();
 
   beforeAll(async () => {
     t = await createTestServices(target, { now: () => NOW });
@@ -226,30 +233,93 @@ describe.each(DB_TARGETS)('documents through HTTP (%s)', (target) => {
       const blobs = () => db.documentBlob.count({ where: { companyId: tenant.companyId, sha256: sha256(bytes) } });
       expect(await db.document.count({ where: { companyId: tenant.companyId, sha256: sha256(bytes) } })).toBe(2);
       expect(await blobs()).toBe(1);
-      // Another company's copy is its own.
+      expect(await chunkRows(tenant.companyId, sha256(bytes))).toHaveLength(1);
+      // Another company's copy is its own, chunks included.
       const theirs = await uploadFile(app, other.key, other.companyId, bytes);
       expect(theirs.status).toBe(201);
       expect(await db.documentBlob.count({ where: { sha256: sha256(bytes) } })).toBe(2);
+      expect(await chunkRows(other.companyId, sha256(bytes))).toHaveLength(1);
 
       expect((await call(app, 'DELETE', docs(`/${first.body.data.id}`), { key: tenant.key })).status).toBe(204);
       expect(await blobs()).toBe(1);
       expect((await download(app, tenant.key, tenant.companyId, second.body.data.id)).bytes.equals(bytes)).toBe(true);
       expect((await call(app, 'DELETE', docs(`/${second.body.data.id}`), { key: tenant.key })).status).toBe(204);
       expect(await blobs()).toBe(0);
+      expect(await chunkRows(tenant.companyId, sha256(bytes))).toEqual([]);
       expect(await db.documentBlob.count({ where: { companyId: other.companyId, sha256: sha256(bytes) } })).toBe(1);
+      expect((await download(app, other.key, other.companyId, theirs.body.data.id)).bytes.equals(bytes)).toBe(true);
     });
 
-    it('the database keeps the digest honest and the bytes unchanged (23514)', async () => {
+    it('stores a file of many chunks in order and gives it back byte for byte, STORED_CHUNK_BYTES at most per row', async () => {
+      // 5.3 chunks of varied bytes, past the spool's memory (so read back from its temporary file).
+      const size = 5 * STORED_CHUNK_BYTES + 77_777;
+      const bytes = Buffer.concat([PDF, randomBytes(size - PDF.length)]);
+      const uploaded = await uploadFile(app, tenant.key, tenant.companyId, bytes, { filename: 'scan.pdf' });
+      expect(uploaded.status, uploaded.text).toBe(201);
+      expect(uploaded.body.data).toMatchObject({ size_bytes: size, sha256: sha256(bytes), content_type: 'application/pdf' });
+      expect(spooledFiles()).toEqual([]);
+      const rows = await chunkRows(tenant.companyId, sha256(bytes));
+      expect(rows.map((row) => row.seq)).toEqual([0, 1, 2, 3, 4, 5]);
+      expect(rows.map((row) => row.bytes)).toEqual([...Array(5).fill(STORED_CHUNK_BYTES), 77_777]);
+
+      const file = await download(app, tenant.key, tenant.companyId, uploaded.body.data.id);
+      expect(file.status).toBe(200);
+      expect(file.headers.get('content-length')).toBe(String(size));
+      expect(sha256(file.bytes)).toBe(sha256(bytes));
+      expect(file.bytes.equals(bytes)).toBe(true);
+    });
+
+    it('two uploads of the same new bytes at once store them once: the second waits for the first and writes no chunk', async () => {
+      const bytes = Buffer.concat([PDF, randomBytes(2 * STORED_CHUNK_BYTES)]);
+      const [first, second] = await Promise.all([
+        uploadFile(app, tenant.key, tenant.companyId, bytes, { filename: 'a.pdf' }),
+        uploadFile(app, tenant.key, tenant.companyId, bytes, { filename: 'b.pdf' }),
+      ]);
+      expect([first.status, second.status]).toEqual([201, 201]);
+      expect(first.body.data.id).not.toBe(second.body.data.id);
+      expect(await t.services.database.prisma.documentBlob.count({ where: { companyId: tenant.companyId, sha256: sha256(bytes) } })).toBe(1);
+      expect((await chunkRows(tenant.companyId, sha256(bytes))).map((row) => row.seq)).toEqual([0, 1, 2]);
+      expect((await download(app, tenant.key, tenant.companyId, second.body.data.id)).bytes.equals(bytes)).toBe(true);
+    });
+
+    it('a refused upload — too large, or of a refused type — leaves no blob and no chunk', async () => {
+      const before = await allChunks();
+      const tooLarge = await uploadFile(app, tenant.key, tenant.companyId, pdfOfSize(MAX_DOCUMENT_BYTES + 1));
+      expect(tooLarge.status).toBe(413);
+      const gif = Buffer.concat([REFUSED.gif!, randomBytes(3 * STORED_CHUNK_BYTES)]);
+      const refusedType = await uploadFile(app, tenant.key, tenant.companyId, gif);
+      expect(refusedType.status).toBe(415);
+      expect(await allChunks()).toBe(before);
+      expect(await t.services.database.prisma.documentBlob.count({ where: { sha256: { in: [sha256(gif), sha256(pdfOfSize(MAX_DOCUMENT_BYTES + 1))] } } })).toBe(
+        0,
+      );
+      expect(spooledFiles()).toEqual([]);
+    }, 60_000);
+
+    it('the database keeps a blob whole and its bytes unchanged: complete at commit, chunks never updated (23514)', async () => {
       const db = t.services.database.prisma;
-      const wrong = db.$executeRaw`INSERT INTO document_blobs (company_id, sha256, content, size_bytes, content_type)
-        VALUES (${tenant.companyId}::uuid, ${'0'.repeat(64)}, decode('00', 'hex'), 1, 'application/pdf')`;
-      await expect(wrong).rejects.toSatisfy((error: unknown) => sqlState(error) === '23514');
-      const uploaded = await uploadFile(app, tenant.key, tenant.companyId, Buffer.concat([PDF, Buffer.from(randomUUID())]));
+      // A blob whose chunks do not add up to its size is refused when its transaction commits.
+      const missing = db.$executeRaw`INSERT INTO document_blobs (company_id, sha256, size_bytes, content_type)
+        VALUES (${tenant.companyId}::uuid, ${'0'.repeat(64)}, 1, 'application/pdf')`;
+      await expect(missing).rejects.toSatisfy((error: unknown) => sqlState(error) === '23514');
+      const bytes = Buffer.concat([PDF, randomBytes(2 * STORED_CHUNK_BYTES)]);
+      const uploaded = await uploadFile(app, tenant.key, tenant.companyId, bytes);
+      const digest = uploaded.body.data.sha256;
+      // A chunk added to a stored blob, or one with a gap, breaks the sum or the sequence.
+      const extra = db.$executeRaw`INSERT INTO document_blob_chunks (company_id, sha256, seq, data)
+        VALUES (${tenant.companyId}::uuid, ${digest}, 9, decode('00', 'hex'))`;
+      await expect(extra).rejects.toSatisfy((error: unknown) => sqlState(error) === '23514');
       const change = db.$executeRaw`UPDATE document_blobs SET content_type = 'image/png'
-        WHERE company_id = ${tenant.companyId}::uuid AND sha256 = ${uploaded.body.data.sha256}`;
+        WHERE company_id = ${tenant.companyId}::uuid AND sha256 = ${digest}`;
       await expect(change).rejects.toSatisfy((error: unknown) => sqlState(error) === '23514');
+      const rewrite = db.$executeRaw`UPDATE document_blob_chunks SET data = decode('00', 'hex')
+        WHERE company_id = ${tenant.companyId}::uuid AND sha256 = ${digest} AND seq = 1`;
+      await expect(rewrite).rejects.toSatisfy((error: unknown) => sqlState(error) === '23514');
+      const cut = db.$executeRaw`DELETE FROM document_blob_chunks WHERE company_id = ${tenant.companyId}::uuid AND sha256 = ${digest} AND seq = 2`;
+      await expect(cut).rejects.toSatisfy((error: unknown) => sqlState(error) === '23514');
       const move = db.$executeRaw`UPDATE documents SET sha256 = ${'0'.repeat(64)} WHERE id = ${uploaded.body.data.id}::uuid`;
       await expect(move).rejects.toSatisfy((error: unknown) => sqlState(error) === '23514');
+      expect((await download(app, tenant.key, tenant.companyId, uploaded.body.data.id)).bytes.equals(bytes)).toBe(true);
     });
 
     it('a dry run checks the file and stores nothing; an idempotent retry replays, another file with the same key is refused', async () => {
@@ -319,6 +389,14 @@ describe.each(DB_TARGETS)('documents through HTTP (%s)', (target) => {
       await expect(db.$executeRaw`UPDATE document_attachments SET attached_at = now() WHERE document_id = ${document.id}::uuid`).rejects.toSatisfy(
         (e: unknown) => sqlState(e) === '23514',
       );
+      // Nor do its bytes go: not the blob (a document uses it), not one of its chunks.
+      await expect(db.$executeRaw`DELETE FROM document_blobs WHERE company_id = ${tenant.companyId}::uuid AND sha256 = ${document.sha256}`).rejects.toSatisfy(
+        (e: unknown) => sqlState(e) === '23503',
+      );
+      await expect(
+        db.$executeRaw`DELETE FROM document_blob_chunks WHERE company_id = ${tenant.companyId}::uuid AND sha256 = ${document.sha256}`,
+      ).rejects.toSatisfy((e: unknown) => sqlState(e) === '23514');
+      expect(await chunkRows(tenant.companyId, document.sha256)).toHaveLength(1);
     });
 
     it('deletes a document attached to drafts only, and a deleted draft entry lets go of its documents', async () => {

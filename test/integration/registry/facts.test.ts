@@ -14,6 +14,7 @@ import { CRON_PATH } from '../../../dispatcher/cron-route.ts';
 import { DomainError } from '../../../domain/kernel/errors.ts';
 import { SCOPES } from '../../../domain/kernel/scopes.ts';
 import type { OperationContext, Principal } from '../../../domain/context.ts';
+import { byteSourceOf } from '../../../domain/kernel/byte-source.ts';
 
 /**
  * Facts stated once (issue 9): the headers that go with an error, the identity public routes run
@@ -141,7 +142,7 @@ describe.each(DB_TARGETS)('facts stated once (%s)', (target) => {
         query: op.input.query?.parse(op.examples.query ?? {}) ?? {},
         body: op.input.body?.parse(op.examples.body),
         // The pipeline hands an operation that takes a file its file; so does this direct call.
-        ...(op.input.file && { file: { filename: 'kvitto.pdf', bytes: PDF } }),
+        ...(op.input.file && { file: { filename: 'kvitto.pdf', content: byteSourceOf(PDF) } }),
       };
       // Bypassing the pipeline (as the dispatcher or a future surface might): the domain still says no.
       // An operation answering only in bytes (exportSie) is its representation's render.
