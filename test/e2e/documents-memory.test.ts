@@ -163,6 +163,12 @@ describe('upload memory on a real server process', () => {
     const warm = await uploadFile(app as never, key, companyId, PNG);
     expect(warm.status, warm.text).toBe(201);
     expect((await uploadFile(app as never, key, companyId, Buffer.from('not a document'))).status).toBe(415);
+    // And one refused large upload, unmeasured: the first time a process moves tens of MB through
+    // V8's young generation, that generation grows to its maximum (two 16 MiB semi-spaces on Node
+    // 20) whatever the code does — 23-33 MB once the server started lean (a migrated template, lazy
+    // modules). The bounds below are about a server in its steady state; the 60 MiB case still
+    // shows that the growth does not follow the upload's size.
+    expect((await streamUpload(port, `/api/v1/companies/${companyId}/documents`, key, 25 * MiB, () => {})).status).toBe(413);
   }, 120_000);
 
   afterAll(async () => {
@@ -200,9 +206,11 @@ describe('upload memory on a real server process', () => {
     expect(growth).toBeLessThan(30 * MB);
   }, 60_000);
 
-  it('the meter is live: an accepted 15 MiB upload shows its bytes in the peak', async () => {
+  it('an accepted 15 MiB upload is stored as it streams: its peak RSS grows by less than 30 MB as well', async () => {
+    // Until uploads were stored in chunks (issue 28) an accepted file was held whole, so this
+    // upload's peak grew by more than its 15 MiB (the meter saw it); now nothing holds the file.
     const { answer, growth } = await measure(15 * MiB);
     expect(answer.status, answer.body).toBe(201);
-    expect(growth).toBeGreaterThan(15 * MB);
+    expect(growth).toBeLessThan(30 * MB);
   }, 60_000);
 });
