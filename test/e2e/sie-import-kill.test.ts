@@ -8,6 +8,8 @@ import { startNode, type RunningProcess } from '../helpers/process.ts';
 import { generatedAmount, generatedSie } from '../helpers/sie.ts';
 import { buildApp } from '../../cli/build-app.ts';
 import { SIE_IMPORT_BATCH } from '../../domain/sie/import.ts';
+
+const BATCH = SIE_IMPORT_BATCH.postgres;
 import { untilValue } from '../helpers/until.ts';
 
 /**
@@ -19,7 +21,7 @@ import { untilValue } from '../helpers/until.ts';
 
 const VERIFICATIONS = 20_000;
 const FINAL = ['succeeded', 'failed', 'cancelled'];
-/** Bounds only a broken run: 20,000 vouchers in batches of SIE_IMPORT_BATCH, then their announcements, on a loaded 2-core machine. */
+/** Bounds only a broken run: 20,000 vouchers in batches of BATCH, then their announcements, on a loaded 2-core machine. */
 const FINISH_LIMIT_MS = 600_000;
 
 describe.skipIf(!POSTGRES_AVAILABLE)('SIE import survives SIGKILL of its worker (PostgreSQL)', () => {
@@ -75,7 +77,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('SIE import survives SIGKILL of its worker 
     // Some batches are in, the rest not: kill it there, without warning.
     const progressed = await untilValue(
       () => state(id),
-      (s) => FINAL.includes(s.status) || (s.next ?? 0) >= 2 * SIE_IMPORT_BATCH,
+      (s) => FINAL.includes(s.status) || (s.next ?? 0) >= 2 * BATCH,
       'the import to be under way',
     );
     expect(progressed.status).toBe('running');
@@ -137,7 +139,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('SIE import survives SIGKILL of its worker 
     const id = started.body.data.id as string;
     const progressed = await untilValue(
       () => state(id, other.companyId),
-      (s) => FINAL.includes(s.status) || (s.next ?? 0) >= SIE_IMPORT_BATCH,
+      (s) => FINAL.includes(s.status) || (s.next ?? 0) >= BATCH,
       'the import to be under way',
     );
     expect(progressed.status).toBe('running');
@@ -196,13 +198,13 @@ describe.skipIf(!POSTGRES_AVAILABLE)('SIE import survives SIGKILL of its worker 
     const id = started.body.data.id as string;
     const progressed = await untilValue(
       () => state(id, third.companyId),
-      (s) => FINAL.includes(s.status) || (s.next ?? 0) >= 2 * SIE_IMPORT_BATCH,
+      (s) => FINAL.includes(s.status) || (s.next ?? 0) >= 2 * BATCH,
       'the import to be under way',
     );
     expect(progressed.status).toBe('running');
     first.child.kill('SIGKILL');
     await once(first.child, 'exit');
-    expect((await leftovers()).entries).toBeGreaterThanOrEqual(2 * SIE_IMPORT_BATCH);
+    expect((await leftovers()).entries).toBeGreaterThanOrEqual(2 * BATCH);
 
     const cancel = await books(app, third.key, third.companyId).send('POST', `/operations/${id}/cancel`);
     expect(cancel.status, cancel.text).toBe(200);

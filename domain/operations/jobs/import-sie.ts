@@ -129,6 +129,7 @@ async function importAll(job: Job, checkpoint: ImportState | null): Promise<Reco
     }));
   // The verifications stream from the bytes again; a rerun skips the ones its checkpoint says are in.
   let skip = state.next;
+  const batchSize = SIE_IMPORT_BATCH[job.ctx.services.database.kind];
   let batch: SieImportVerification[] = [];
   for await (const verification of sieImportVerifications(source, file)) {
     if (skip > 0) {
@@ -136,7 +137,7 @@ async function importAll(job: Job, checkpoint: ImportState | null): Promise<Reco
       continue;
     }
     batch.push(verification);
-    if (batch.length < SIE_IMPORT_BATCH) continue;
+    if (batch.length < batchSize) continue;
     state = await importBatch(job, file, state, batch);
     batch = [];
     // Between two transactions: on PGlite (one connection) the requests waiting get it now.
