@@ -4,12 +4,15 @@ import type { OperationContext } from '../../context.ts';
 import { requireScope, withTransaction } from '../../context.ts';
 import { DomainError, type ErrorCode } from '../../kernel/errors.ts';
 import {
+  addSieImportAccounts,
+  addSieImportDimensionsAndComparatives,
   announceSieImport,
+  beginSieImport,
   checkLooksLikeSie,
   completeSieImport,
   importSieBatch,
+  openSieImport,
   planSieImport,
-  prepareSieImport,
   readSieImport,
   removeSieImportEntries,
   removeSieImportRest,
@@ -72,8 +75,8 @@ export async function startSieImport(ctx: OperationContext, companyId: string, f
 /**
  * Imports an uploaded SIE 4 file (domain/sie/import.ts), all or nothing (docs/sie.md). The file
  * is streamed and checked whole (keeping no vouchers), then checked against the books, and the setup (fiscal years,
- * accounts, dimensions, the opening entry, the pending_imports row) is written in one transaction
- * with the first checkpoint — a bad file fails there and writes nothing. Every SIE_IMPORT_BATCH
+ * accounts, dimensions, the opening entry, the pending_imports row) is written in four short
+ * transactions, the last with the first checkpoint — a bad file fails before any and writes nothing (setUp). Every SIE_IMPORT_BATCH
  * verifications then commit in one transaction with the checkpoint naming the next one, so a
  * process killed at any moment leaves whole batches and the checkpoint that matches them, and the
  * rerun continues there. All of it stays hidden until the last batch's transaction completes the
@@ -108,25 +111,7 @@ async function importAll(job: Job, checkpoint: ImportState | null): Promise<Reco
   const source = () => job.file();
   const file = await readSieImport(source);
   const total = file.verificationCount;
-  let state: ImportState =
-    checkpoint ??
-    (await withTransaction(job.ctx, async (tx) => {
-      const plan = await planSieImport(tx, job.companyId, file);
-      const prepared = await prepareSieImport(tx, job.companyId, job.operationId, file, plan);
-      const first: ImportState = {
-        phase: 'import',
-        fiscal_year_id: prepared.fiscalYearId,
-        opening_entry_id: prepared.openingEntryId,
-        next: 0,
-        summary: sieImportSummary(file, plan),
-      };
-      // A file without vouchers is complete with its setup.
-      if (total === 0) {
-        await completeSieImport(tx, job.companyId, job.operationId);
-        await job.checkpointIn(tx, 99, 'Imported; announcing the entries', { phase: 'announce', after: null, result: resultOf(first) });
-      } else await job.checkpointIn(tx, 1, `Checked; 0 of ${total} verifications imported`, first);
-      return first;
-    }));
+  let state: ImportState = checkpoint ?? (await setUp(job, file));
   // The verifications stream from the bytes again; a rerun skips the ones its checkpoint says are in.
   let skip = state.next;
   const batchSize = SIE_IMPORT_BATCH[job.ctx.services.database.kind];
@@ -146,6 +131,48 @@ async function importAll(job: Job, checkpoint: ImportState | null): Promise<Reco
   if (batch.length > 0) state = await importBatch(job, file, state, batch);
   if (state.next !== total) throw new Error(`importSieJob: ${state.next} of ${total} verifications imported`);
   return resultOf(state);
+}
+
+/**
+ * The setup in its four steps (domain/sie/import.ts), each its own transaction with a yield between
+ * them, the last with the first checkpoint: on PGlite every request waits while a transaction holds
+ * the one connection, and the setup in one transaction held it about 400 ms. A bad file fails in
+ * the first step and writes nothing. A setup that a killed process cut short left a pending import
+ * without a checkpoint: what it wrote is removed first, and the setup runs again whole.
+ */
+async function setUp(job: Job, file: SieImportFile): Promise<ImportState> {
+  const { ctx, companyId, operationId } = job;
+  const total = file.verificationCount;
+  if (await sieImportPending(ctx, companyId, operationId)) {
+    await withTransaction(ctx, async (tx) => {
+      for (let removed = 1; removed > 0; ) removed = await removeSieImportEntries(tx, companyId, operationId);
+      await removeSieImportRest(tx, companyId, operationId);
+    });
+  }
+  const { plan, years } = await withTransaction(ctx, async (tx) => {
+    const planned = await planSieImport(tx, companyId, file);
+    return { plan: planned, years: await beginSieImport(tx, companyId, operationId, planned) };
+  });
+  await yieldToEventLoop();
+  await withTransaction(ctx, (tx) => addSieImportAccounts(tx, companyId, operationId, plan));
+  await yieldToEventLoop();
+  await withTransaction(ctx, (tx) => addSieImportDimensionsAndComparatives(tx, companyId, operationId, file, plan));
+  await yieldToEventLoop();
+  return withTransaction(ctx, async (tx) => {
+    const first: ImportState = {
+      phase: 'import',
+      fiscal_year_id: years.fiscalYearId,
+      opening_entry_id: await openSieImport(tx, companyId, operationId, file, plan, years),
+      next: 0,
+      summary: sieImportSummary(file, plan),
+    };
+    // A file without vouchers is complete with its setup.
+    if (total === 0) {
+      await completeSieImport(tx, companyId, operationId);
+      await job.checkpointIn(tx, 99, 'Imported; announcing the entries', { phase: 'announce', after: null, result: resultOf(first) });
+    } else await job.checkpointIn(tx, 1, `Checked; 0 of ${total} verifications imported`, first);
+    return first;
+  });
 }
 
 const resultOf = (state: ImportState) => ({ ...state.summary, fiscal_year_id: state.fiscal_year_id, opening_entry_id: state.opening_entry_id });

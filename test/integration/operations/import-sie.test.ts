@@ -260,6 +260,43 @@ describe.each(DB_TARGETS)('importSie (%s)', (target) => {
     expect(await t.services.database.prisma.operation.count({ where: { companyId: b.companyId } })).toBe(0);
   });
 
+  it('a setup cut short between its transactions is removed and run again whole', async () => {
+    const b = await makeTenant(t.services.database.prisma);
+    const count = 7;
+    const started = await upload(b, generatedSie(count));
+    expect(started.status).toBe(202);
+    // The first runner "dies" inside the setup's last transaction (the one with the first
+    // checkpoint): its first three committed — years, the pending row, accounts — and no checkpoint says so.
+    const dying = createOperationRunner(t.services, {
+      kinds: {
+        sie_import: {
+          scopes: OPERATION_KIND_RUNNERS.sie_import!.scopes,
+          handler: (job: Job) =>
+            importSieJob({
+              ...job,
+              checkpointIn: async () => {
+                throw new LeaseLost(job.operationId);
+              },
+            }),
+        },
+      },
+    });
+    expect(await dying.runOnce()).toBe(true);
+    const prisma = t.services.database.prisma;
+    const cut = await prisma.operation.findUniqueOrThrow({ where: { id: started.body.data.id } });
+    expect(cut).toMatchObject({ status: 'running', checkpoint: null });
+    expect(await prisma.pendingImport.count({ where: { companyId: b.companyId } })).toBe(1);
+    const halfWritten = await counts(b.companyId);
+    expect(halfWritten.years).toBeGreaterThan(0);
+
+    await prisma.$executeRawUnsafe(`UPDATE operations SET lease_expires_at = now() - interval '1 second' WHERE id = $1::uuid`, cut.id);
+    expect(await runner().runOnce()).toBe(true);
+    expect(await operation(b, cut.id)).toMatchObject({ status: 'succeeded', attempts: 2, result: { verifications: count } });
+    // What a setup run once writes: the half-written one was removed, not added to.
+    expect(await counts(b.companyId)).toEqual({ ...halfWritten, entries: count, counters: 1 });
+    expect(await prisma.pendingImport.count({ where: { companyId: b.companyId } })).toBe(0);
+  });
+
   it('resumes after a crash between batches: every verification exactly once, numbers gapless', async () => {
     const b = await makeTenant(t.services.database.prisma);
     const batch = SIE_IMPORT_BATCH[target];
