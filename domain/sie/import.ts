@@ -64,13 +64,13 @@ export const EARLIER_RESULT_ACCOUNT = '8999';
 /**
  * Verifications per transaction and checkpoint, by engine. On PGlite (one connection for the whole
  * server) every other request waits while a batch's transaction runs, so a batch must stay short
- * there: 25 took 150-300 ms on a 2-core machine at load average 12, 110-360 ms at load average 3,
- * with the same total time as 50 or 100 per batch (docs/sie.md "Streaming"). On PostgreSQL each
- * request has its own connection and a batch delays no one, so 500 keeps the round trips and
- * checkpoints per verification low: batches of 25 there made a 50 MiB import 20 times as many
- * transactions.
+ * there: at load average 2-3 on a 2-core machine, 10 vouchers took 60-190 ms and 25 took
+ * 110-360 ms, the whole import about 10 % longer at 10 (docs/sie.md "Streaming"). On PostgreSQL
+ * each request has its own connection and a batch delays no one, so 500 keeps the round trips
+ * and checkpoints per verification low: batches of 25 there made a 50 MiB import 20 times as
+ * many transactions.
  */
-export const SIE_IMPORT_BATCH: Readonly<Record<Database['kind'], number>> = { pglite: 25, postgres: 500 };
+export const SIE_IMPORT_BATCH: Readonly<Record<Database['kind'], number>> = { pglite: 10, postgres: 500 };
 
 export const SNIFF_BYTES = 64 * 1024;
 
