@@ -22,6 +22,7 @@ import { encodeSie, sieAmount, sieDate, sieRecord, sieText } from '../domain/sie
 import { MAX_SIE_BYTES } from '../domain/sie/import.ts';
 import { createPostgresDatabase, TEST_ENCRYPTION_KEY } from '../test/helpers/db.ts';
 import { makeTenant } from '../test/helpers/factories.ts';
+import { listeningPort } from './http/listening-port.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const SAMPLES = join(ROOT, '../shared/sie-samples');
@@ -89,22 +90,11 @@ async function startServer(env: Record<string, string>, dataDir = mkdtempSync(jo
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATA_DIR: dataDir, PORT: '0', LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
-  const port = await new Promise<number>((resolve, reject) => {
-    // Both streams are read to their end (a full pipe would stall the server).
-    for (const stream of [child.stdout!, child.stderr!]) {
-      stream.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        const match = /"port":(\d+)/.exec(out);
-        if (match) resolve(Number(match[1]));
-      });
-    }
-    child.once('exit', (code) => reject(new Error(`the server exited with ${code} before listening:\n${out}`)));
-  });
+  const { port, output } = await listeningPort(child);
   return {
     child,
     port,
-    output: () => out,
+    output,
     stop: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

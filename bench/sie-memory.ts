@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateBooks, openBooksBench } from './books.ts';
 import { ROUNDS, writeResult } from './http/load.ts';
+import { listeningPort } from './http/listening-port.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const LINES = Number(process.env.BENCH_REPORT_LINES ?? 1_000_000);
@@ -78,18 +79,7 @@ async function exportTwice(env: Record<string, string>, path: string, key: strin
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   try {
-    let out = '';
-    const port = await new Promise<number>((resolve, reject) => {
-      // Both streams read to their end: a full pipe would stall the server.
-      for (const stream of [child.stdout, child.stderr]) {
-        stream.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          const match = /"port":(\d+)/.exec(out);
-          if (match) resolve(Number(match[1]));
-        });
-      }
-      child.once('exit', (code) => reject(new Error(`the server exited with ${code} before listening: ${out}`)));
-    });
+    const { port } = await listeningPort(child);
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const url = `http://127.0.0.1:${port}${path}`;
     const first = await exportWhileSampling(child.pid!, url, key);

@@ -19,6 +19,7 @@ import { createLogger } from '../domain/kernel/logger.ts';
 import { createPostgresDatabase, TEST_ENCRYPTION_KEY } from '../test/helpers/db.ts';
 import { PDF } from '../test/helpers/documents.ts';
 import { makeTenant } from '../test/helpers/factories.ts';
+import { listeningPort } from './http/listening-port.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const UPLOADS = 8;
@@ -71,18 +72,7 @@ const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'cli/serve.
   stdio: ['ignore', 'pipe', 'pipe'],
 });
 try {
-  let out = '';
-  const port = await new Promise<number>((resolve, reject) => {
-    // The start-up line may come on either stream; both are read to their end (a full pipe would stall the server).
-    for (const stream of [child.stdout, child.stderr]) {
-      stream.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        const match = /"port":(\d+)/.exec(out);
-        if (match) resolve(Number(match[1]));
-      });
-    }
-    child.once('exit', (code) => reject(new Error(`the server exited with ${code} before listening`)));
-  });
+  const { port } = await listeningPort(child);
   await new Promise((resolve) => setTimeout(resolve, 2_000)); // start-up garbage settles
   const pid = child.pid!;
   console.error(`uploads: server ${pid} (${ENGINE}) on port ${port}; sending ${UPLOADS} uploads`);
