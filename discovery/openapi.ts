@@ -46,7 +46,7 @@ export interface OpenApiOptions {
  * an operation answers), measured in docs/performance.md#openapijson-size. The budget holds that
  * line against growth; test/integration/discovery/openapi-size.test.ts checks the served document.
  */
-export const OPENAPI_BYTES_PER_ITEM_MAX = 3_600;
+export const OPENAPI_BYTES_PER_ITEM_MAX = 3_400;
 
 /** What the budget divides by: the operations under `paths` and the event types under `webhooks`. */
 export const openApiItemCount = (operations: readonly DescribedOperation[]): number => operations.length + EVENT_TYPES.length;
@@ -56,9 +56,17 @@ const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}
 const pascalCase = (text: string): string => text.replace(/(^|[._])([a-z])/g, (_match, _sep: string, letter: string) => letter.toUpperCase());
 const BEARER = 'bearerAuth';
 
+/**
+ * Headers every response carries. OpenAPI has no document-wide response header, and naming them
+ * on each of about 700 responses cost 17 KB (issue 29), so `info.description` says them once.
+ */
+const EVERY_RESPONSE_HEADERS = {
+  'X-Request-Id': 'identifies the request; equals `meta.request_id` or `error.request_id`',
+  'Service-Version': `the API version that answered (\`${API_VERSION}\`)`,
+} as const;
+
+/** Headers some responses carry, each a component referenced where it applies. */
 const HEADERS = {
-  'X-Request-Id': { description: 'Identifies the request; equals meta.request_id or error.request_id.', schema: { type: 'string' } },
-  'Service-Version': { description: 'The API version that answered.', schema: { type: 'string' }, example: API_VERSION },
   'Idempotent-Replayed': {
     description: '`true` when the stored result of an earlier request with the same Idempotency-Key is replayed.',
     schema: { type: 'string', enum: ['true'] },
@@ -208,6 +216,9 @@ const INFO_DESCRIPTION = [
   'Every failure is `{ error: { code, message, status, request_id, recovery_hint, docs_url, valid_alternatives } }` (see the Error schema); `recovery_hint` says what to do next.',
   '',
   'Writes that take an `Idempotency-Key` header replay the stored result for a repeated key. Operations with `x-dry-run-supported: true` accept `?dry_run=true`: every check runs, nothing is written.',
+  `Every response carries the headers ${Object.entries(EVERY_RESPONSE_HEADERS)
+    .map(([name, meaning]) => `\`${name}\` (${meaning})`)
+    .join(' and ')}.`,
   'Extensions on each operation: `x-action-risk` (L0 read-only … L3 irreversible), `x-idempotent`, `x-reversible`, `x-dry-run-supported`, `x-openai-isConsequential`.',
 ].join('\n');
 
@@ -314,21 +325,29 @@ function multipartBody(op: DescribedOperation, components: Components): JsonSche
   return { required: true, content: { 'multipart/form-data': { schema, encoding: { [file.field]: { contentType: file.contentTypes.join(', ') } } } } };
 }
 
+/** What a JSON success says beside the operation's own summary, by status. */
+const SUCCESS_DESCRIPTION: Record<DescribedOperation['status'], string> = {
+  200: 'OK.',
+  201: 'Created.',
+  202: 'Accepted: the work continues as an operation; poll getOperation.',
+  204: 'No content.',
+};
+
 function successResponse(op: DescribedOperation, components: Components): JsonSchema {
-  const headers = headerRefs('X-Request-Id', 'Service-Version', ...(op.idempotencyKey !== 'none' ? (['Idempotent-Replayed'] as const) : []));
+  const headers = op.idempotencyKey !== 'none' ? { headers: headerRefs('Idempotent-Replayed') } : {};
   const mediaTypes = responseMediaTypes(op);
-  if (mediaTypes.length === 0) return { [op.status]: { description: 'No content.', headers } };
+  if (mediaTypes.length === 0) return { [op.status]: { description: SUCCESS_DESCRIPTION[204], ...headers } };
   if (op.binaryResponse) {
     // Files are exempt from the envelope and carry no worked example (spec Endpoints 9-10).
     const binary = { schema: { type: 'string', format: 'binary' } };
-    const fileHeaders = { ...headers, ...headerRefs('Content-Disposition', 'Content-Length', 'ETag') };
+    const fileHeaders = { ...headers.headers, ...headerRefs('Content-Disposition', 'Content-Length', 'ETag') };
     return {
       [op.status]: {
         description: `${op.summary}: the file itself, no envelope.`,
         headers: fileHeaders,
         content: Object.fromEntries(op.binaryResponse.contentTypes.map((type) => [type, binary])),
       },
-      '304': { description: 'Not modified: If-None-Match named the current ETag; no body.', headers: headerRefs('X-Request-Id', 'Service-Version', 'ETag') },
+      '304': { description: 'Not modified: If-None-Match named the current ETag; no body.', headers: headerRefs('ETag') },
     };
   }
   const content: JsonSchema = {};
@@ -348,27 +367,26 @@ function successResponse(op: DescribedOperation, components: Components): JsonSc
   for (const representation of op.produces ?? []) {
     content[representation.mediaType] = { schema: { type: 'string', contentMediaType: representation.mediaType } };
   }
+  // The operation's summary is said once, on the operation; the response says only what it adds.
   const description =
     mediaTypes.length > 1
-      ? `${op.summary}. The media type follows the Accept header: ${mediaTypes.map((type) => `\`${type}\``).join(', ')} (the first by default).`
-      : op.summary;
-  return { [op.status]: { description, headers, content } };
+      ? `The media type follows the Accept header: ${mediaTypes.map((type) => `\`${type}\``).join(', ')} (the first by default).`
+      : SUCCESS_DESCRIPTION[op.status];
+  return { [op.status]: { description, ...headers, content } };
 }
 
 function errorResponses(op: DescribedOperation, components: Components): JsonSchema {
   const responses: JsonSchema = {};
   for (const [status, codes] of errorsByStatus(op)) {
     for (const code of codes) components.errorCodes.add(code);
-    const headers = headerRefs(
-      'X-Request-Id',
-      'Service-Version',
+    const headers = [
       ...(codes.includes('RATE_LIMITED') ? (['Retry-After'] as const) : []),
       ...(codes.includes('UNAUTHENTICATED') ? (['WWW-Authenticate'] as const) : []),
-    );
+    ];
     // The same codes always make the same response, so each combination is one component.
     responses[String(status)] = components.shared('responses', codes.map((code) => pascalCase(code.toLowerCase())).join('Or'), {
       description: codes.map((code) => `${code}: ${ERROR_CATALOG[code].message}`).join(' '),
-      headers,
+      ...(headers.length > 0 && { headers: headerRefs(...headers) }),
       content: { 'application/json': { schema: ref('Error'), examples: errorExamples(codes) } },
     });
   }
