@@ -7,6 +7,7 @@ import {
   addSieImportAccounts,
   addSieImportDimensionsAndComparatives,
   announceSieImport,
+  announceSieImportAccounts,
   beginSieImport,
   checkLooksLikeSie,
   completeSieImport,
@@ -16,7 +17,9 @@ import {
   readSieImport,
   removeSieImportEntries,
   removeSieImportRest,
+  SIE_IMPORT_ACCOUNT_BATCH,
   SIE_IMPORT_BATCH,
+  SIE_IMPORT_BATCH_LINES,
   SNIFF_BYTES,
   sieImportPending,
   sieImportSummary,
@@ -45,7 +48,14 @@ const ImportState = z.object({
   next: z.number().int().nonnegative(),
   summary: z.record(z.string(), z.unknown()),
 });
-const AnnounceState = z.object({ phase: z.literal('announce'), after: z.uuid().nullable(), result: z.record(z.string(), z.unknown()) });
+/** `accounts`: the created accounts whose account.created is still to go out, before any entry's. */
+const AnnounceState = z.object({
+  phase: z.literal('announce'),
+  accounts: z.array(z.uuid()).default([]),
+  after: z.uuid().nullable(),
+  result: z.record(z.string(), z.unknown()),
+});
+type AnnounceState = z.infer<typeof AnnounceState>;
 const Outcome = z.union([z.object({ status: z.literal('cancelled') }), z.object({ status: z.literal('failed'), code: z.string(), message: z.string() })]);
 const RemoveState = z.object({ phase: z.literal('remove'), outcome: Outcome, removed: z.number().int().nonnegative() });
 const Checkpoint = z.union([AnnounceState, RemoveState, ImportState]).nullable();
@@ -75,23 +85,23 @@ export async function startSieImport(ctx: OperationContext, companyId: string, f
 /**
  * Imports an uploaded SIE 4 file (domain/sie/import.ts), all or nothing (docs/sie.md). The file
  * is streamed and checked whole (keeping no vouchers), then checked against the books, and the setup (fiscal years,
- * accounts, dimensions, the opening entry, the pending_imports row) is written in four short
- * transactions, the last with the first checkpoint — a bad file fails before any and writes nothing (setUp). Every SIE_IMPORT_BATCH
- * verifications then commit in one transaction with the checkpoint naming the next one, so a
+ * accounts, dimensions, the opening entry, the pending_imports row) is written in short
+ * transactions (setUp), the last with the first checkpoint — a bad file fails before any and writes nothing (setUp). Every SIE_IMPORT_BATCH
+ * verifications (at most SIE_IMPORT_BATCH_LINES lines) then commit in one transaction with the checkpoint naming the next one, so a
  * process killed at any moment leaves whole batches and the checkpoint that matches them, and the
- * rerun continues there. All of it stays hidden until the last batch's transaction completes the
- * import. A failure or a cancel before that removes everything the import wrote (also when the
+ * rerun continues there. All of it stays hidden until the transaction after the last batch
+ * completes the import. A failure or a cancel before that removes everything the import wrote (also when the
  * cancel came while no runner held it: the next claim undoes it), and the operation ends failed or
  * cancelled. After completion the entries are announced in batches; a cancel then changes nothing.
  */
 export async function importSieJob(job: Job): Promise<Record<string, unknown>> {
   const checkpoint = Checkpoint.parse(job.checkpoint ?? null);
   if (checkpoint?.phase === 'remove') return undo(job, checkpoint.outcome, checkpoint.removed);
-  if (checkpoint?.phase === 'announce') return announce(job, checkpoint.after, checkpoint.result);
+  if (checkpoint?.phase === 'announce') return announce(job, checkpoint);
   if (job.cancelRequested) return undo(job, { status: 'cancelled' }, 0);
-  let result: Record<string, unknown>;
+  let imported: AnnounceState;
   try {
-    result = await importAll(job, checkpoint);
+    imported = await importAll(job, checkpoint);
   } catch (error) {
     if (error instanceof LeaseLost || isDatabaseUnavailable(error)) throw error;
     if (error instanceof Cancelled) return undo(job, { status: 'cancelled' }, 0);
@@ -103,10 +113,10 @@ export async function importSieJob(job: Job): Promise<Record<string, unknown>> {
       0,
     );
   }
-  return announce(job, null, result);
+  return announce(job, imported);
 }
 
-async function importAll(job: Job, checkpoint: ImportState | null): Promise<Record<string, unknown>> {
+async function importAll(job: Job, checkpoint: ImportState | null): Promise<AnnounceState> {
   // The stored chunks, streamed anew for each pass (readOperationInput): never one buffer.
   const source = () => job.file();
   const file = await readSieImport(source);
@@ -115,22 +125,29 @@ async function importAll(job: Job, checkpoint: ImportState | null): Promise<Reco
   // The verifications stream from the bytes again; a rerun skips the ones its checkpoint says are in.
   let skip = state.next;
   const batchSize = SIE_IMPORT_BATCH[job.ctx.services.database.kind];
+  const batchLines = SIE_IMPORT_BATCH_LINES[job.ctx.services.database.kind];
   let batch: SieImportVerification[] = [];
+  let lines = 0;
+  const flush = async () => {
+    state = await importBatch(job, file, state, batch);
+    batch = [];
+    lines = 0;
+    // Between two transactions: on PGlite (one connection) the requests waiting get it now.
+    await yieldToEventLoop();
+  };
   for await (const verification of sieImportVerifications(source, file)) {
     if (skip > 0) {
       skip -= 1;
       continue;
     }
+    if (batch.length > 0 && lines + verification.lines.length > batchLines) await flush();
     batch.push(verification);
-    if (batch.length < batchSize) continue;
-    state = await importBatch(job, file, state, batch);
-    batch = [];
-    // Between two transactions: on PGlite (one connection) the requests waiting get it now.
-    await yieldToEventLoop();
+    lines += verification.lines.length;
+    if (batch.length >= batchSize) await flush();
   }
-  if (batch.length > 0) state = await importBatch(job, file, state, batch);
+  if (batch.length > 0) await flush();
   if (state.next !== total) throw new Error(`importSieJob: ${state.next} of ${total} verifications imported`);
-  return resultOf(state);
+  return complete(job, state);
 }
 
 /**
@@ -154,8 +171,12 @@ async function setUp(job: Job, file: SieImportFile): Promise<ImportState> {
     return { plan: planned, years: await beginSieImport(tx, companyId, operationId, planned) };
   });
   await yieldToEventLoop();
-  await withTransaction(ctx, (tx) => addSieImportAccounts(tx, companyId, operationId, plan));
-  await yieldToEventLoop();
+  const accountBatch = SIE_IMPORT_ACCOUNT_BATCH[ctx.services.database.kind];
+  for (let from = 0; from < plan.createAccounts.length; from += accountBatch) {
+    const accounts = plan.createAccounts.slice(from, from + accountBatch);
+    await withTransaction(ctx, (tx) => addSieImportAccounts(tx, companyId, operationId, accounts));
+    await yieldToEventLoop();
+  }
   await withTransaction(ctx, (tx) => addSieImportDimensionsAndComparatives(tx, companyId, operationId, file, plan));
   await yieldToEventLoop();
   return withTransaction(ctx, async (tx) => {
@@ -166,46 +187,64 @@ async function setUp(job: Job, file: SieImportFile): Promise<ImportState> {
       next: 0,
       summary: sieImportSummary(file, plan),
     };
-    // A file without vouchers is complete with its setup.
-    if (total === 0) {
-      await completeSieImport(tx, companyId, operationId);
-      await job.checkpointIn(tx, 99, 'Imported; announcing the entries', { phase: 'announce', after: null, result: resultOf(first) });
-    } else await job.checkpointIn(tx, 1, `Checked; 0 of ${total} verifications imported`, first);
+    await job.checkpointIn(tx, 1, `Checked; 0 of ${total} verifications imported`, first);
     return first;
   });
 }
 
 const resultOf = (state: ImportState) => ({ ...state.summary, fiscal_year_id: state.fiscal_year_id, opening_entry_id: state.opening_entry_id });
 
-/** One batch in its own transaction with the checkpoint after it; the last one completes the import. */
+/** One batch in its own transaction with the checkpoint after it. */
 async function importBatch(job: Job, file: SieImportFile, from: ImportState, batch: readonly SieImportVerification[]): Promise<ImportState> {
   const total = file.verificationCount;
   return withTransaction(job.ctx, async (tx) => {
     await importSieBatch(tx, job.companyId, job.operationId, from.fiscal_year_id, batch);
     const next: ImportState = { ...from, next: from.next + batch.length };
-    if (next.next < total) {
-      await job.checkpointIn(tx, 1 + (97 * next.next) / total, `${next.next} of ${total} verifications imported`, next);
-    } else {
-      // The last batch completes the import in its own transaction: all of it appears at once.
-      await completeSieImport(tx, job.companyId, job.operationId);
-      await job.checkpointIn(tx, 99, 'Imported; announcing the entries', { phase: 'announce', after: null, result: resultOf(next) });
-    }
+    await job.checkpointIn(tx, 1 + (97 * next.next) / total, `${next.next} of ${total} verifications imported`, next);
     return next;
   });
 }
 
-/** journal_entry.committed for every imported entry, in checkpointed batches; then the result. */
-async function announce(job: Job, from: string | null, result: Record<string, unknown>): Promise<Record<string, unknown>> {
-  let after = from;
+/**
+ * After the last batch, in a transaction of its own (on PGlite the completion together with a
+ * batch held the one connection about 170 ms): the pending row goes, so all of the import appears
+ * at once, and the next phase announces it.
+ */
+async function complete(job: Job, state: ImportState): Promise<AnnounceState> {
+  return withTransaction(job.ctx, async (tx) => {
+    const announced = announcing(await completeSieImport(tx, job.companyId, job.operationId), resultOf(state));
+    await job.checkpointIn(tx, 99, 'Imported; announcing the entries', announced);
+    return announced;
+  });
+}
+
+const announcing = (accounts: string[], result: Record<string, unknown>): AnnounceState => ({ phase: 'announce', accounts, after: null, result });
+
+/**
+ * account.created for the accounts the import created, then journal_entry.committed for every
+ * imported entry, in checkpointed batches (a completion that announced the accounts itself held
+ * PGlite's one connection another 50-100 ms); then the result. The announcement's result is
+ * what the operation ends with.
+ */
+async function announce(job: Job, from: AnnounceState): Promise<Record<string, unknown>> {
+  let state = from;
+  const accountBatch = SIE_IMPORT_ACCOUNT_BATCH[job.ctx.services.database.kind];
   for (;;) {
     const done = await withTransaction(job.ctx, async (tx) => {
-      const last = await announceSieImport(tx, job.companyId, job.operationId, after);
-      if (last === null) return true;
-      after = last;
-      await job.checkpointIn(tx, 99, 'Imported; announcing the entries', { phase: 'announce', after, result }, { cancellable: false });
+      let next: AnnounceState;
+      if (state.accounts.length > 0) {
+        await announceSieImportAccounts(tx, job.companyId, state.accounts.slice(0, accountBatch));
+        next = { ...state, accounts: state.accounts.slice(accountBatch) };
+      } else {
+        const last = await announceSieImport(tx, job.companyId, job.operationId, state.after);
+        if (last === null) return true;
+        next = { ...state, after: last };
+      }
+      await job.checkpointIn(tx, 99, 'Imported; announcing the entries', next, { cancellable: false });
+      state = next;
       return false;
     });
-    if (done) return result;
+    if (done) return state.result;
     await yieldToEventLoop();
   }
 }
