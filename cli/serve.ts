@@ -9,6 +9,7 @@ import { gracefulShutdown } from './shutdown.ts';
 import { startOperationRunner } from '../domain/operations/start.ts';
 import { localUrl } from './local-url.ts';
 import { metricsFor, serveMetrics } from './serve-metrics.ts';
+import { firstAnswered } from './first-answer.ts';
 
 const config = configFromEnvironment();
 const services = await startupStep(() => createServices(config, { processName: 'npm start', stdoutIsTerminal: process.stdout.isTTY === true }));
@@ -21,6 +22,9 @@ const app = await startupStep(async () => buildApp(services, { metrics }));
 // stops before a key exists, so the next start seeds and prints one; and the printed curl line names
 // the port this very server holds, never another server's on a port it failed to take.
 const { server, port } = await startupStep(() => listen(app, config.PORT, config.HOST, httpTimeouts(config)), { port: config.PORT, host: config.HOST });
+// The background loops' first claims wait until the first request is answered (or a second
+// passes), so they do not queue ahead of it on PGlite's one connection (issue 30).
+const startAfter = firstAnswered(server);
 // Metrics on their own port, never the API's.
 const metricsServer = metrics ? await serveMetrics(services, metrics) : null;
 // The URL to open: PUBLIC_BASE_URL (by default HOST and PORT); with PORT=0 the port picked only now.
@@ -47,9 +51,10 @@ if (config.embedded || config.SEED_DEMO) {
 services.logger.info({ url, port, host: config.HOST, database: services.database.kind }, `listening on ${url} (API reference: ${url}/docs)`);
 // A second process refused the embedded data directory is told where this server answers instead.
 services.database.lock?.update({ url: localUrl(config.HOST, port) });
-// Deliveries go out from this process unless separate workers run (DISPATCHER_TIMER=false).
-const worker = config.DISPATCHER_TIMER ? startWorker(services, { onOutcomes: metrics?.onDeliveries }) : null;
+// Deliveries go out from this process unless separate workers run (DISPATCHER_TIMER=false); their
+// first claim waits for startAfter.
+const worker = config.DISPATCHER_TIMER ? startWorker(services, { onOutcomes: metrics?.onDeliveries, startAfter }) : null;
 // Long-running operations run here too, under the same switch (workers run them otherwise).
-const operations = config.DISPATCHER_TIMER ? startOperationRunner(services, { onFinished: metrics?.onOperationFinished }) : null;
+const operations = config.DISPATCHER_TIMER ? startOperationRunner(services, { onFinished: metrics?.onOperationFinished, startAfter }) : null;
 
 gracefulShutdown({ server, metricsServer, worker, operations, services, graceMs: config.SHUTDOWN_GRACE_MS });

@@ -81,6 +81,8 @@ export interface RunnerOptions {
   heartbeatMs?: number;
   /** Told each operation this runner ended, with its kind and final status (metrics). Must not throw. */
   onFinished?: (kind: string, status: 'succeeded' | 'failed' | 'cancelled') => void;
+  /** The first claim waits for this (ClaimLoopOptions.startAfter). */
+  startAfter?: Promise<unknown>;
 }
 
 export interface Runner {
@@ -264,6 +266,7 @@ export function createOperationRunner(services: Services, options: RunnerOptions
         idlePollMs: options.idlePollMs ?? IDLE_POLL_MS,
         round: runOnce,
         failureMessage: 'operation runner: claim failed; retrying',
+        startAfter: options.startAfter,
       });
     },
     get done() {
