@@ -22,16 +22,20 @@ const app = await startupStep(async () => buildApp(services, { metrics }));
 // stops before a key exists, so the next start seeds and prints one; and the printed curl line names
 // the port this very server holds, never another server's on a port it failed to take.
 const { server, port } = await startupStep(() => listen(app, config.PORT, config.HOST, httpTimeouts(config)), { port: config.PORT, host: config.HOST });
-// The background loops' first claims wait until the first request is answered (or a second
-// passes), so they do not queue ahead of it on PGlite's one connection (issue 30).
+// Deliveries go out from this process unless separate workers run (DISPATCHER_TIMER=false). Made
+// now, so health reports the loop from the first answer on; but their first claims wait until that
+// answer (or a second passes), not to queue ahead of it on PGlite's one connection (issue 30).
 const startAfter = firstAnswered(server);
+const worker = config.DISPATCHER_TIMER ? startWorker(services, { onOutcomes: metrics?.onDeliveries, startAfter }) : null;
+// Long-running operations run here too, under the same switch (workers run them otherwise).
+const operations = config.DISPATCHER_TIMER ? startOperationRunner(services, { onFinished: metrics?.onOperationFinished, startAfter }) : null;
 // Metrics on their own port, never the API's.
 const metricsServer = metrics ? await serveMetrics(services, metrics) : null;
 // The URL to open: PUBLIC_BASE_URL (by default HOST and PORT); with PORT=0 the port picked only now.
 const url = config.PORT === 0 ? defaultPublicBaseUrl(config.HOST, port) : config.PUBLIC_BASE_URL;
 
 if (config.embedded || config.SEED_DEMO) {
-  const demo = await startupStep(() => seedDemo(services.database.prisma));
+  const demo = await startupStep(() => seedDemo(services.database));
   if (demo) {
     // Shown once: only the key's hash is stored.
     process.stdout.write(
@@ -51,10 +55,5 @@ if (config.embedded || config.SEED_DEMO) {
 services.logger.info({ url, port, host: config.HOST, database: services.database.kind }, `listening on ${url} (API reference: ${url}/docs)`);
 // A second process refused the embedded data directory is told where this server answers instead.
 services.database.lock?.update({ url: localUrl(config.HOST, port) });
-// Deliveries go out from this process unless separate workers run (DISPATCHER_TIMER=false); their
-// first claim waits for startAfter.
-const worker = config.DISPATCHER_TIMER ? startWorker(services, { onOutcomes: metrics?.onDeliveries, startAfter }) : null;
-// Long-running operations run here too, under the same switch (workers run them otherwise).
-const operations = config.DISPATCHER_TIMER ? startOperationRunner(services, { onFinished: metrics?.onOperationFinished, startAfter }) : null;
 
 gracefulShutdown({ server, metricsServer, worker, operations, services, graceMs: config.SHUTDOWN_GRACE_MS });

@@ -60,13 +60,13 @@ export async function createServices(config: Config, options: BootstrapOptions =
   if (options.checkKey !== false) {
     const keySource = config.ENCRYPTION_KEY ? 'ENCRYPTION_KEY' : `The key file ${join(config.DATA_DIR, 'encryption.key')}`;
     try {
-      await checkEncryptionKey(database.prisma, secretBox, keySource);
+      await checkEncryptionKey(database.sql, secretBox, keySource);
     } catch (error) {
       await database.close();
       throw error;
     }
   }
-  if (options.migrate !== false) await backfillPinDigests(database.prisma, secretBox, logger);
+  if (options.migrate !== false) await backfillPinDigests(database.sql, secretBox, logger);
   let allowedPrivateCidrs: string[];
   try {
     allowedPrivateCidrs = parseCidrList(config.WEBHOOK_ALLOWED_PRIVATE_CIDRS ?? '');

@@ -105,6 +105,8 @@ export function buildRegistry(operations: readonly Operation[], { checkExamples 
     if (op.method === 'GET' && op.input.body) problems.push(`${op.id}: a GET takes no body`);
     // A public write would be an anonymous change nobody could be held to account for.
     if (isPublic(op) && isWrite(op)) problems.push(`${op.id}: a public operation must not write`);
+    // A write's audit entry and events go through Prisma's transaction.
+    if (op.database === 'bare' && isWrite(op)) problems.push(`${op.id}: database 'bare' is for reads`);
     if (new Set(op.emits).size !== (op.emits?.length ?? 0)) problems.push(`${op.id}: emits lists an event twice`);
 
     // Capability records list these surfaces: each must exist, and every operation is served over REST.

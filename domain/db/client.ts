@@ -38,6 +38,12 @@ export interface Database {
    */
   sqlFor(db: Db): SqlClient;
   asAnon<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /**
+   * The same least-privilege identity through the bare driver, without Prisma: api_anon's pool on
+   * PostgreSQL, a role switch in a transaction of PGlite's one connection (operations declared
+   * `database: 'bare'`; health at start answers without waiting for Prisma's query compiler).
+   */
+  anonSql<T>(fn: (sql: SqlClient) => Promise<T>): Promise<T>;
   /** The embedded engine, when there is one (the migrator and tests use it directly). */
   readonly pglite?: PGlite;
   /** The embedded data directory's lock, held while the database is open (not for `memory`). */
@@ -126,6 +132,7 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
       sql,
     ),
     asAnon: (fn) => fn(anon),
+    anonSql: (fn) => fn(anonSql),
     close: async () => {
       await Promise.all([prisma.$disconnect(), anon.$disconnect()]);
       await Promise.all([pool.end(), anonPool.end()]);
@@ -198,6 +205,12 @@ async function openPglite(dataDir: string, processName: string, { onStatement, o
         await tx.$executeRawUnsafe('SET LOCAL ROLE api_anon');
         return fn(tx);
       }, TRANSACTION_OPTIONS),
+    anonSql: (fn) =>
+      pglite.transaction(async (tx) => {
+        const anonSql = sql.on(tx);
+        await anonSql.query('SET LOCAL ROLE api_anon');
+        return fn(anonSql);
+      }),
     close: async () => {
       await prisma.$disconnect();
       await pglite.close();
