@@ -39,6 +39,10 @@ describe('registry load-time checks', () => {
     );
   });
 
+  it("refuses database: 'bare' on a write (its audit entry goes through Prisma)", () => {
+    expect(load({ database: 'bare' })).toThrow(/database 'bare' is for reads/);
+  });
+
   it('refuses a public operation that writes', () => {
     expect(load({ auth: { public: true } })).toThrow(/a public operation must not write/);
   });
