@@ -4,6 +4,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { join } from 'node:path';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { copyTemplate, templateDir } from './data-template.ts';
+import type { PgliteAssets } from './pglite-assets.ts';
 import type { SqlDriverAdapterFactory } from '@prisma/client/runtime/client';
 import { basename } from 'node:path';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
@@ -75,6 +76,8 @@ export interface OpenDatabaseOptions {
   onCreated?: (how: 'template' | 'initdb', template: string) => void;
   /** The migrated template a new embedded database is copied from; by default the build's for these migrations. */
   template?: string;
+  /** PGlite's WebAssembly module and file bundle, already being read and compiled (preloadPgliteAssets); by default PGlite reads them itself. */
+  pgliteAssets?: PgliteAssets | undefined;
 }
 
 /**
@@ -164,11 +167,15 @@ function createEmbeddedDatabase(dir: string, template: string, onCreated: OpenDa
   onCreated?.('initdb', template);
 }
 
-async function openPglite(dataDir: string, processName: string, { onStatement, onCreated, template }: OpenDatabaseOptions): Promise<Database> {
+async function openPglite(dataDir: string, processName: string, { onStatement, onCreated, template, pgliteAssets }: OpenDatabaseOptions): Promise<Database> {
   let pglite: PGlite;
   let lock: DataDirLock | undefined;
   // The bare driver's parsers and bytea codecs (sql.ts), set once; Prisma's adapter passes its own parsers with each query.
-  const options = { parsers: { ...PGLITE_TYPE_OPTIONS.parsers }, serializers: { ...PGLITE_TYPE_OPTIONS.serializers } };
+  const options = {
+    parsers: { ...PGLITE_TYPE_OPTIONS.parsers },
+    serializers: { ...PGLITE_TYPE_OPTIONS.serializers },
+    ...(pgliteAssets && { pgliteWasmModule: await pgliteAssets.wasmModule, fsBundle: await pgliteAssets.fsBundle }),
+  };
   if (dataDir === 'memory') {
     pglite = new PGlite(options);
   } else {
