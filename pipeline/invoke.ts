@@ -146,7 +146,9 @@ async function invokeUnlogged(inv: Invocation): Promise<InvocationResult> {
     services,
     actor,
     requestId: inv.requestId,
-    db: services.database.prisma,
+    // A public bare read never makes Prisma's client (on PGlite made on first use: a start's first
+    // health answer goes without it, issue 30); anything else may use it.
+    db: isPublic(op) && op.database === 'bare' ? PRISMA_UNDECLARED : services.database.prisma,
     inTransaction: false,
     dryRun: false,
     emitted: [],

@@ -95,10 +95,10 @@ function privilegedClient(adapter: SqlDriverAdapterFactory, onStatement: Stateme
  * or `pglite.transaction()`) needs only an entry here, its context's `db` mapped to
  * `driver.on(connection)`: every readRows statement then runs in it unchanged.
  */
-function bareDriverFor<Connection>(roots: ReadonlyMap<Db, SqlClient>, driver: SqlDriver<Connection>): (db: Db) => SqlClient {
+function bareDriverFor<Connection>(roots: (db: Db) => SqlClient | undefined, driver: SqlDriver<Connection>): (db: Db) => SqlClient {
   const joined = new WeakMap<Db, SqlClient>();
   return (db) => {
-    const root = roots.get(db);
+    const root = roots(db);
     if (root) return root;
     if (typeof (db as { $executeRawUnsafe?: unknown }).$executeRawUnsafe !== 'function') throw new Error('sqlFor: not a database client');
     let sql = joined.get(db);
@@ -127,13 +127,7 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
     kind: 'postgres',
     prisma,
     sql,
-    sqlFor: bareDriverFor(
-      new Map<Db, SqlClient>([
-        [prisma, sql],
-        [anon, anonSql],
-      ]),
-      sql,
-    ),
+    sqlFor: bareDriverFor((db) => (db === prisma ? sql : db === anon ? anonSql : undefined), sql),
     asAnon: (fn) => fn(anon),
     anonSql: (fn) => fn(anonSql),
     close: async () => {
@@ -197,18 +191,23 @@ async function openPglite(dataDir: string, processName: string, { onStatement, o
     lock?.release();
     throw error;
   }
-  const prisma = privilegedClient(new PrismaPGlite(pglite), onStatement);
+  // Made on first use: its constructor reads the whole data model (some 30 ms), and a start's first
+  // health answer needs only the bare driver (issue 30).
+  let made: PrismaClient | undefined;
+  const prismaClient = (): PrismaClient => (made ??= privilegedClient(new PrismaPGlite(pglite), onStatement));
   const sql = pgliteSql(pglite, onStatement);
   return {
     kind: 'pglite',
-    prisma,
+    get prisma() {
+      return prismaClient();
+    },
     sql,
-    sqlFor: bareDriverFor(new Map<Db, SqlClient>([[prisma, sql]]), sql),
+    sqlFor: bareDriverFor((db) => (made !== undefined && db === made ? sql : undefined), sql),
     pglite,
     ...(lock && { lock }),
     // PGlite has one connection, so the anonymous identity is a role switch scoped to a transaction.
     asAnon: (fn) =>
-      prisma.$transaction(async (tx) => {
+      prismaClient().$transaction(async (tx) => {
         await tx.$executeRawUnsafe('SET LOCAL ROLE api_anon');
         return fn(tx);
       }, TRANSACTION_OPTIONS),
@@ -219,7 +218,7 @@ async function openPglite(dataDir: string, processName: string, { onStatement, o
         return fn(anonSql);
       }),
     close: async () => {
-      await prisma.$disconnect();
+      await made?.$disconnect();
       await pglite.close();
       lock?.release();
     },
