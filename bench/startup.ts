@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROUNDS, writeResult } from './http/load.ts';
+import { freePort } from '../test/helpers/pg-cluster.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const TARGETS = {
@@ -30,11 +31,14 @@ async function timeStart(target: Target, dataDir: string, port: number): Promise
   const child = spawn(process.execPath, [...TARGETS[target]], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' },
-    stdio: 'ignore',
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
+  // Kept for the error of a start that fails (a taken port, say): the bench then says why.
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   try {
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`${target} exited with ${child.exitCode} before answering`);
+      if (child.exitCode !== null) throw new Error(`${target} exited with ${child.exitCode} before answering: ${stderr.trim()}`);
       const ok = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then(
         (response) => response.status === 200,
         () => false,
@@ -48,9 +52,13 @@ async function timeStart(target: Target, dataDir: string, port: number): Promise
     const cpuMs = (Number(fields[11]) + Number(fields[12])) * 10;
     return { ms, cpuMs };
   } finally {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
+    // A child that already exited (it failed to start) emits no second 'exit': waiting for one left
+    // nothing pending, and Node ended the run with code 13 instead of the error above.
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
   }
 }
 
@@ -67,9 +75,9 @@ for (let round = 0; round < ROUNDS; round++) {
   for (const target of Object.keys(TARGETS) as Target[]) {
     const dataDir = mkdtempSync(join(tmpdir(), 'bench-startup-'));
     try {
-      const port = 40_000 + Math.floor(Math.random() * 10_000);
-      const cold = await timeStart(target, dataDir, port);
-      const warm = await timeStart(target, dataDir, port);
+      // The kernel's pick, not a random one: other sessions' servers share this machine.
+      const cold = await timeStart(target, dataDir, await freePort());
+      const warm = await timeStart(target, dataDir, await freePort());
       for (const [phase, start] of [
         ['cold', cold],
         ['warm', warm],

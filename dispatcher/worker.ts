@@ -47,6 +47,8 @@ export interface WorkerOptions {
   lanes?: number;
   /** Told each batch's outcomes and each recovery's count (metrics). */
   onOutcomes?: OutcomeObserver;
+  /** The first claim waits for this (ClaimLoopOptions.startAfter). */
+  startAfter?: Promise<unknown>;
 }
 
 /**
@@ -107,6 +109,7 @@ export function startWorker(services: Services, options: WorkerOptions = {}): Wo
     idlePollMs: options.idlePollMs ?? IDLE_POLL_MS,
     round,
     failureMessage: 'delivery batch failed; retrying with backoff',
+    startAfter: options.startAfter,
   });
   const done = loop.done.then(async () => {
     if (!options.sender) await sender.close().catch((error: unknown) => services.logger.warn({ err: error }, 'sender did not close cleanly'));

@@ -5,6 +5,7 @@ import type { Services } from './context.ts';
 import { SecretBox } from './kernel/crypto.ts';
 import { createLogger, prettyLogs } from './kernel/logger.ts';
 import { openDatabase } from './db/client.ts';
+import type { PgliteAssets } from './db/pglite-assets.ts';
 import type { StatementListener } from './db/statement-log.ts';
 import { migratePglite, migratePostgres } from './db/migrate.ts';
 import { backfillPinDigests } from './payroll/pin-digest.ts';
@@ -32,6 +33,8 @@ export interface BootstrapOptions {
   stdoutIsTerminal?: boolean;
   /** How this process is named to another one refused the embedded data directory. */
   processName?: string;
+  /** PGlite's WebAssembly and file bundle, preloaded from the process's start (npm start). */
+  pgliteAssets?: PgliteAssets;
 }
 
 /** Opens the database (migrating it), loads the encryption key and builds the shared services. */
@@ -49,6 +52,7 @@ export async function createServices(config: Config, options: BootstrapOptions =
     preparedStatements: !config.pooled,
     waits: databaseWaits(config),
     ...(options.processName && { processName: options.processName }),
+    pgliteAssets: options.pgliteAssets,
     onCreated: (how, template) => {
       if (how === 'template') logger.info({ template }, 'embedded database created from the migrated template');
       else logger.info({ template }, `no migrated template at ${template} (npm run build makes it): creating the embedded database with initdb, a few seconds`);
@@ -60,13 +64,13 @@ export async function createServices(config: Config, options: BootstrapOptions =
   if (options.checkKey !== false) {
     const keySource = config.ENCRYPTION_KEY ? 'ENCRYPTION_KEY' : `The key file ${join(config.DATA_DIR, 'encryption.key')}`;
     try {
-      await checkEncryptionKey(database.prisma, secretBox, keySource);
+      await checkEncryptionKey(database.sql, secretBox, keySource);
     } catch (error) {
       await database.close();
       throw error;
     }
   }
-  if (options.migrate !== false) await backfillPinDigests(database.prisma, secretBox, logger);
+  if (options.migrate !== false) await backfillPinDigests(database.sql, secretBox, logger);
   let allowedPrivateCidrs: string[];
   try {
     allowedPrivateCidrs = parseCidrList(config.WEBHOOK_ALLOWED_PRIVATE_CIDRS ?? '');

@@ -1,5 +1,6 @@
 import type pino from 'pino';
 import type { Database, Db } from './db/client.ts';
+import type { SqlClient } from './db/sql.ts';
 import { TRANSACTION_OPTIONS } from './db/client.ts';
 import type { SecretBox } from './kernel/crypto.ts';
 import type { Config } from './kernel/config.ts';
@@ -48,6 +49,11 @@ export interface OperationContext {
   requestId: string;
   /** The client to query with: the root client, or the open transaction. */
   db: Db;
+  /**
+   * Set for operations declared `database: 'bare'`: where readRows sends their statements (as
+   * api_anon on public routes); `db` then refuses any use.
+   */
+  sql?: SqlClient;
   inTransaction: boolean;
   /** Dry runs do every check and write, then roll back (DESIGN.md §6 "dry run"). */
   dryRun: boolean;
@@ -68,7 +74,7 @@ export async function withTransaction<T>(ctx: OperationContext, fn: (tx: Operati
  * parse the same every time (domain/db/sql.ts: int8 → bigint, date → text).
  */
 export function readRows<T>(ctx: OperationContext, text: string, params: readonly unknown[]): Promise<T[]> {
-  return ctx.services.database.sqlFor(ctx.db).query<T>(text, params);
+  return (ctx.sql ?? ctx.services.database.sqlFor(ctx.db)).query<T>(text, params);
 }
 
 /** Authorise in the domain too: surface filters are a convenience, this check is correctness. */

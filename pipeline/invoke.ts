@@ -112,6 +112,13 @@ const NO_DATABASE = new Proxy({} as OperationContext['db'], {
   },
 });
 
+/** The `db` of an operation declared `database: 'bare'`: it reads through readRows only. */
+const PRISMA_UNDECLARED = new Proxy({} as OperationContext['db'], {
+  get(_target, property) {
+    throw new Error(`an operation declared database: 'bare' used Prisma (${String(property)}); read through readRows`);
+  },
+});
+
 export async function invoke(inv: Invocation): Promise<InvocationResult> {
   try {
     return await invokeUnlogged(inv);
@@ -139,7 +146,9 @@ async function invokeUnlogged(inv: Invocation): Promise<InvocationResult> {
     services,
     actor,
     requestId: inv.requestId,
-    db: services.database.prisma,
+    // A public bare read never makes Prisma's client (on PGlite made on first use: a start's first
+    // health answer goes without it, issue 30); anything else may use it.
+    db: isPublic(op) && op.database === 'bare' ? PRISMA_UNDECLARED : services.database.prisma,
     inTransaction: false,
     dryRun: false,
     emitted: [],
@@ -194,6 +203,11 @@ async function invokeUnlogged(inv: Invocation): Promise<InvocationResult> {
 
   if (mediaType !== JSON_MEDIA_TYPE) return render(ctx, op, mediaType, input, inv.acceptLanguage);
   if (op.database === 'none') return run({ ...ctx, db: NO_DATABASE, inTransaction: true }, inv, input);
+  if (op.database === 'bare') {
+    const bare = (sql: NonNullable<OperationContext['sql']>) => run({ ...ctx, db: PRISMA_UNDECLARED, sql, inTransaction: true }, inv, input);
+    // Public routes run as the least-privilege role here too.
+    return isPublic(op) ? services.database.anonSql(bare) : bare(services.database.sql);
+  }
   if (isPublic(op)) {
     // Public routes run as the least-privilege role, never the privileged identity.
     return services.database.asAnon(async (anonDb) => run({ ...ctx, db: anonDb, inTransaction: true }, inv, input));

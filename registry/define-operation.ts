@@ -222,8 +222,11 @@ export interface OperationDefinition<
   /**
    * 'none' for handlers that never query the database (e.g. an upstream lookup): they run without
    * holding a connection or transaction, which matters on PGlite's single connection.
+   * 'bare' for reads that query only through readRows (the bare driver), never `ctx.db`'s Prisma
+   * API: a public one runs as api_anon without a Prisma transaction, so health answers before
+   * Prisma's query compiler has started (about 0.3 s at start, issue 30). Reads only.
    */
-  database?: 'none';
+  database?: 'none' | 'bare';
   /**
    * Work that must not run inside the database transaction, typically network I/O such as the DNS
    * lookup of a webhook URL check: it runs after validation and before the transaction opens, so

@@ -22,6 +22,12 @@ export interface ClaimLoopOptions {
   round(): Promise<boolean>;
   /** The log message of a failed round (it is logged with `failures` and `retry_in_ms`). */
   failureMessage: string;
+  /**
+   * The first round and the LISTEN wait for this (default: start at once). `npm start` passes the
+   * moment its server is first idle, so the claims do not queue on PGlite's one connection ahead
+   * of the first request. The loop counts as running from the call on (health reports it).
+   */
+  startAfter?: Promise<unknown>;
 }
 
 export interface ClaimLoop {
@@ -34,6 +40,9 @@ export interface ClaimLoop {
 
 export function startClaimLoop(services: Services, options: ClaimLoopOptions): ClaimLoop {
   let stopping = false;
+  // stop() before the start: the loop ends without waiting for startAfter.
+  let stopped: () => void = () => {};
+  const stopSignal = new Promise<void>((resolve) => (stopped = resolve));
   // Each sleeping lane's wake-up; a notification wakes them all.
   const sleepers = new Set<() => void>();
   // A notification that arrives while a lane is busy must not be lost: count it.
@@ -78,6 +87,12 @@ export function startClaimLoop(services: Services, options: ClaimLoopOptions): C
   // meanwhile), and shutdown failures are logged, so `npm start` cannot die of an unhandled rejection.
   const done = (async () => {
     services.loops[options.name] += 1;
+    // A gate that fails only means: start now.
+    if (options.startAfter) await Promise.race([options.startAfter.catch(() => {}), stopSignal]);
+    if (stopping) {
+      services.loops[options.name] -= 1;
+      return;
+    }
     // Set up again by itself after the database restarts; the idle poll covers any gap.
     const listener = keepListening(services, options.channel, options.name, wake);
     try {
@@ -93,6 +108,7 @@ export function startClaimLoop(services: Services, options: ClaimLoopOptions): C
     wake,
     stop: async () => {
       stopping = true;
+      stopped();
       wake();
       await done;
     },

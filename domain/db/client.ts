@@ -4,6 +4,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { join } from 'node:path';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { copyTemplate, templateDir } from './data-template.ts';
+import type { PgliteAssets } from './pglite-assets.ts';
 import type { SqlDriverAdapterFactory } from '@prisma/client/runtime/client';
 import { basename } from 'node:path';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
@@ -38,6 +39,12 @@ export interface Database {
    */
   sqlFor(db: Db): SqlClient;
   asAnon<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /**
+   * The same least-privilege identity through the bare driver, without Prisma: api_anon's pool on
+   * PostgreSQL, a role switch in a transaction of PGlite's one connection (operations declared
+   * `database: 'bare'`; health at start answers without waiting for Prisma's query compiler).
+   */
+  anonSql<T>(fn: (sql: SqlClient) => Promise<T>): Promise<T>;
   /** The embedded engine, when there is one (the migrator and tests use it directly). */
   readonly pglite?: PGlite;
   /** The embedded data directory's lock, held while the database is open (not for `memory`). */
@@ -69,6 +76,8 @@ export interface OpenDatabaseOptions {
   onCreated?: (how: 'template' | 'initdb', template: string) => void;
   /** The migrated template a new embedded database is copied from; by default the build's for these migrations. */
   template?: string;
+  /** PGlite's WebAssembly module and file bundle, already being read and compiled (preloadPgliteAssets); by default PGlite reads them itself. */
+  pgliteAssets?: PgliteAssets | undefined;
 }
 
 /**
@@ -86,10 +95,10 @@ function privilegedClient(adapter: SqlDriverAdapterFactory, onStatement: Stateme
  * or `pglite.transaction()`) needs only an entry here, its context's `db` mapped to
  * `driver.on(connection)`: every readRows statement then runs in it unchanged.
  */
-function bareDriverFor<Connection>(roots: ReadonlyMap<Db, SqlClient>, driver: SqlDriver<Connection>): (db: Db) => SqlClient {
+function bareDriverFor<Connection>(roots: (db: Db) => SqlClient | undefined, driver: SqlDriver<Connection>): (db: Db) => SqlClient {
   const joined = new WeakMap<Db, SqlClient>();
   return (db) => {
-    const root = roots.get(db);
+    const root = roots(db);
     if (root) return root;
     if (typeof (db as { $executeRawUnsafe?: unknown }).$executeRawUnsafe !== 'function') throw new Error('sqlFor: not a database client');
     let sql = joined.get(db);
@@ -118,14 +127,9 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
     kind: 'postgres',
     prisma,
     sql,
-    sqlFor: bareDriverFor(
-      new Map<Db, SqlClient>([
-        [prisma, sql],
-        [anon, anonSql],
-      ]),
-      sql,
-    ),
+    sqlFor: bareDriverFor((db) => (db === prisma ? sql : db === anon ? anonSql : undefined), sql),
     asAnon: (fn) => fn(anon),
+    anonSql: (fn) => fn(anonSql),
     close: async () => {
       await Promise.all([prisma.$disconnect(), anon.$disconnect()]);
       await Promise.all([pool.end(), anonPool.end()]);
@@ -157,11 +161,15 @@ function createEmbeddedDatabase(dir: string, template: string, onCreated: OpenDa
   onCreated?.('initdb', template);
 }
 
-async function openPglite(dataDir: string, processName: string, { onStatement, onCreated, template }: OpenDatabaseOptions): Promise<Database> {
+async function openPglite(dataDir: string, processName: string, { onStatement, onCreated, template, pgliteAssets }: OpenDatabaseOptions): Promise<Database> {
   let pglite: PGlite;
   let lock: DataDirLock | undefined;
   // The bare driver's parsers and bytea codecs (sql.ts), set once; Prisma's adapter passes its own parsers with each query.
-  const options = { parsers: { ...PGLITE_TYPE_OPTIONS.parsers }, serializers: { ...PGLITE_TYPE_OPTIONS.serializers } };
+  const options = {
+    parsers: { ...PGLITE_TYPE_OPTIONS.parsers },
+    serializers: { ...PGLITE_TYPE_OPTIONS.serializers },
+    ...(pgliteAssets && { pgliteWasmModule: await pgliteAssets.wasmModule, fsBundle: await pgliteAssets.fsBundle }),
+  };
   if (dataDir === 'memory') {
     pglite = new PGlite(options);
   } else {
@@ -183,23 +191,34 @@ async function openPglite(dataDir: string, processName: string, { onStatement, o
     lock?.release();
     throw error;
   }
-  const prisma = privilegedClient(new PrismaPGlite(pglite), onStatement);
+  // Made on first use: its constructor reads the whole data model (some 30 ms), and a start's first
+  // health answer needs only the bare driver (issue 30).
+  let made: PrismaClient | undefined;
+  const prismaClient = (): PrismaClient => (made ??= privilegedClient(new PrismaPGlite(pglite), onStatement));
   const sql = pgliteSql(pglite, onStatement);
   return {
     kind: 'pglite',
-    prisma,
+    get prisma() {
+      return prismaClient();
+    },
     sql,
-    sqlFor: bareDriverFor(new Map<Db, SqlClient>([[prisma, sql]]), sql),
+    sqlFor: bareDriverFor((db) => (made !== undefined && db === made ? sql : undefined), sql),
     pglite,
     ...(lock && { lock }),
     // PGlite has one connection, so the anonymous identity is a role switch scoped to a transaction.
     asAnon: (fn) =>
-      prisma.$transaction(async (tx) => {
+      prismaClient().$transaction(async (tx) => {
         await tx.$executeRawUnsafe('SET LOCAL ROLE api_anon');
         return fn(tx);
       }, TRANSACTION_OPTIONS),
+    anonSql: (fn) =>
+      pglite.transaction(async (tx) => {
+        const anonSql = sql.on(tx);
+        await anonSql.query('SET LOCAL ROLE api_anon');
+        return fn(anonSql);
+      }),
     close: async () => {
-      await prisma.$disconnect();
+      await made?.$disconnect();
       await pglite.close();
       lock?.release();
     },

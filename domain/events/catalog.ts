@@ -86,12 +86,15 @@ function describeEventType(type: EventType): EventTypeInfo {
   };
 }
 
-let described: EventTypeInfo[] | undefined;
+// Each type converted once per process (the schemas never change at run time), and only when
+// asked: an operation's example describes one type at module load, on every start.
+const described = new Map<EventType, EventTypeInfo>();
 
-/** All 24 types in catalogue order; converted once per process (the schemas never change at run time). */
-export function describeEventTypes(): EventTypeInfo[] {
-  described ??= EVENT_TYPES.map(describeEventType);
-  return described;
+export function describedEventType(type: EventType): EventTypeInfo {
+  let info = described.get(type);
+  if (!info) described.set(type, (info = describeEventType(type)));
+  return info;
 }
 
-export const describedEventType = (type: EventType): EventTypeInfo => describeEventTypes()[EVENT_TYPES.indexOf(type)]!;
+/** All 24 types in catalogue order. */
+export const describeEventTypes = (): EventTypeInfo[] => EVENT_TYPES.map(describedEventType);

@@ -81,6 +81,8 @@ export interface RunnerOptions {
   heartbeatMs?: number;
   /** Told each operation this runner ended, with its kind and final status (metrics). Must not throw. */
   onFinished?: (kind: string, status: 'succeeded' | 'failed' | 'cancelled') => void;
+  /** The first claim waits for this (ClaimLoopOptions.startAfter). */
+  startAfter?: Promise<unknown>;
 }
 
 export interface Runner {
@@ -108,14 +110,13 @@ export function createOperationRunner(services: Services, options: RunnerOptions
   const holder = options.holder ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const leaseMs = options.leaseMs ?? LEASE_MS;
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
-  const db = services.database.prisma;
   const kinds = Object.keys(options.kinds);
   const heavyKinds = Object.entries(options.kinds)
     .filter(([, definition]) => definition?.heavy)
     .map(([kind]) => kind);
 
   async function claim(): Promise<OperationRow | null> {
-    const [row] = await db.$queryRawUnsafe<OperationRow[]>(
+    const [row] = await services.database.prisma.$queryRawUnsafe<OperationRow[]>(
       `UPDATE operations o
           SET status = 'running', lease_holder = $1, lease_expires_at = now() + ($2 || ' milliseconds')::interval,
               attempts = o.attempts + 1, started_at = coalesce(o.started_at, now())
@@ -185,7 +186,7 @@ export function createOperationRunner(services: Services, options: RunnerOptions
   async function run(row: OperationRow): Promise<void> {
     const kind = options.kinds[row.kind as OperationKind] as KindDefinition;
     const heartbeat = setInterval(() => {
-      renew(db, row.id).catch((error: unknown) => services.logger.warn({ err: error, operation: row.id }, 'lease renewal failed'));
+      renew(services.database.prisma, row.id).catch((error: unknown) => services.logger.warn({ err: error, operation: row.id }, 'lease renewal failed'));
     }, heartbeatMs);
     heartbeat.unref();
     const job: Job = {
@@ -214,7 +215,7 @@ export function createOperationRunner(services: Services, options: RunnerOptions
         if (!state) throw new LeaseLost(row.id);
         if (state.cancelRequested && options?.cancellable !== false) throw new Cancelled();
       },
-      file: () => readOperationInput({ services, db }, row.id),
+      file: () => readOperationInput({ services, db: services.database.prisma }, row.id),
     };
     try {
       const result = await kind.handler(job);
@@ -264,6 +265,7 @@ export function createOperationRunner(services: Services, options: RunnerOptions
         idlePollMs: options.idlePollMs ?? IDLE_POLL_MS,
         round: runOnce,
         failureMessage: 'operation runner: claim failed; retrying',
+        startAfter: options.startAfter,
       });
     },
     get done() {

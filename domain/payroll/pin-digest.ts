@@ -1,5 +1,5 @@
 import type pino from 'pino';
-import type { Db } from '../db/client.ts';
+import type { SqlClient } from '../db/sql.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { SecretBox } from '../kernel/crypto.ts';
 
@@ -12,14 +12,16 @@ export const pinDigestOf = (box: SecretBox, pin: string): string => box.digest(P
  * Employees registered before digests existed get theirs (the migration could not: it has no
  * key). Run at start-up after migrating; a few rows at most, and none after the first run. Two old
  * rows with the same number cannot both have one: the later is left without, logged by id (never
- * the number), for a person to merge or correct.
+ * the number), for a person to merge or correct. Through the bare driver, as every start runs it.
  */
-export async function backfillPinDigests(db: Db, box: SecretBox, logger: pino.Logger): Promise<void> {
-  const rows = await db.$queryRaw<{ id: string; pin_encrypted: string }[]>`
-    SELECT id, pin_encrypted FROM employees WHERE pin_digest IS NULL ORDER BY created_at, id`;
+export async function backfillPinDigests(sql: SqlClient, box: SecretBox, logger: pino.Logger): Promise<void> {
+  const rows = await sql.query<{ id: string; pin_encrypted: string }>(
+    'SELECT id, pin_encrypted FROM employees WHERE pin_digest IS NULL ORDER BY created_at, id',
+    [],
+  );
   for (const row of rows) {
     try {
-      await db.$executeRaw`UPDATE employees SET pin_digest = ${pinDigestOf(box, box.decrypt(row.pin_encrypted))} WHERE id = ${row.id}::uuid`;
+      await sql.query('UPDATE employees SET pin_digest = $1 WHERE id = $2::uuid', [pinDigestOf(box, box.decrypt(row.pin_encrypted)), row.id]);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       logger.warn({ employee_id: row.id }, 'employee shares a personal identity number with another employee of its company; correct one of them');

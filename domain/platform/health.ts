@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { OperationContext } from '../context.ts';
+import { readRows, type OperationContext } from '../context.ts';
 import { API_VERSION } from '../kernel/version.ts';
 
 export const Health = z.object({
@@ -25,14 +25,16 @@ export type Health = z.infer<typeof Health>;
 
 /**
  * Proves the database answers and reports the delivery backlog, through whatever identity the
- * context carries (api_anon on the public route, which may call these two functions and no more).
+ * context carries (api_anon on the public route, which may call these functions and no more).
+ * Through the bare driver only (the operation is declared `database: 'bare'`).
  */
 export async function checkHealth(ctx: OperationContext): Promise<Health> {
   const now = ctx.services.now();
-  const [probe] = await ctx.db.$queryRaw<{ database_time: Date }[]>`SELECT database_time FROM service_health()`;
-  const [backlog] = await ctx.db.$queryRaw<{ due: bigint; oldest_due_at: Date | null }[]>`
-    SELECT due, oldest_due_at FROM delivery_backlog(${now}::timestamptz)`;
-  const [waiting] = await ctx.db.$queryRaw<{ count: bigint }[]>`SELECT deliveries_waiting_for_key() AS count`;
+  const [probe] = await readRows<{ database_time: Date }>(ctx, 'SELECT database_time FROM service_health()', []);
+  const [backlog] = await readRows<{ due: bigint; oldest_due_at: Date | null }>(ctx, 'SELECT due, oldest_due_at FROM delivery_backlog($1::timestamptz)', [
+    now.toISOString(),
+  ]);
+  const [waiting] = await readRows<{ count: bigint }>(ctx, 'SELECT deliveries_waiting_for_key() AS count', []);
   const oldest = backlog?.oldest_due_at ?? null;
   return {
     status: 'ok',

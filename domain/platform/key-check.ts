@@ -1,6 +1,6 @@
 import { ConfigError } from '../kernel/config.ts';
 import type { SecretBox } from '../kernel/crypto.ts';
-import type { Db } from '../db/client.ts';
+import type { SqlClient } from '../db/sql.ts';
 
 /**
  * What the check value is an HMAC of. Any constant works; it is versioned so another scheme
@@ -17,13 +17,19 @@ export const keyCheckValue = (secretBox: SecretBox): string => secretBox.digest(
  * CLI, stdio MCP) compares and refuses another key with one line, before any secret is written or
  * read with it. Two processes starting at once with different keys: the insert is a no-op for the
  * second, which then reads the first one's value and refuses.
- * `keySource` names where the key came from (the setting, or the embedded key file).
+ * `keySource` names where the key came from (the setting, or the embedded key file). Through the
+ * bare driver: every start runs it, and Prisma's query compiler takes about 0.3 s to start (issue 30).
  */
-export async function checkEncryptionKey(db: Db, secretBox: SecretBox, keySource: string): Promise<void> {
+export async function checkEncryptionKey(sql: SqlClient, secretBox: SecretBox, keySource: string): Promise<void> {
   const value = keyCheckValue(secretBox);
-  await db.$executeRaw`INSERT INTO encryption_key_check (id, check_value) VALUES (true, ${value}) ON CONFLICT (id) DO NOTHING`;
-  const [recorded] = await db.$queryRaw<{ check_value: string; recorded_at: Date }[]>`
-    SELECT check_value, recorded_at FROM encryption_key_check WHERE id`;
+  const read = () => sql.query<{ check_value: string; recorded_at: Date }>('SELECT check_value, recorded_at FROM encryption_key_check WHERE id', []);
+  // Read first: only a first start inserts (on PGlite the insert costs a cold start about 50 ms).
+  let [recorded] = await read();
+  if (!recorded) {
+    await sql.query('INSERT INTO encryption_key_check (id, check_value) VALUES (true, $1) ON CONFLICT (id) DO NOTHING', [value]);
+    // A statement of its own: its snapshot sees a row another process committed meanwhile.
+    [recorded] = await read();
+  }
   if (!recorded) throw new Error('encryption key check: the recorded row is missing');
   if (recorded.check_value !== value) {
     throw new ConfigError(

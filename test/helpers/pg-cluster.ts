@@ -82,7 +82,7 @@ async function pgBinary(name: string, args: string[]): Promise<string> {
 }
 
 /** A port free on loopback right now (the server binds it a moment later). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
   const address = server.address();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { registry } from '../../registry/index.ts';
-import { buildRegistry } from '../../registry/build-registry.ts';
+import { buildRegistry, exampleProblems } from '../../registry/build-registry.ts';
 import { PIPELINE_ONLY_ERRORS, type Operation } from '../../registry/define-operation.ts';
 
 /** The registry's load-time checks, exercised directly with broken declarations. */
@@ -24,11 +24,23 @@ describe('registry load-time checks', () => {
     expect(load({ errors: ['NOSUCHCODE' as never] })).toThrow(/has no catalogue entry/);
   });
 
+  it("every served operation's examples parse against their schemas (checked here, not at every start)", () => {
+    expect(registry.operations.flatMap(exampleProblems)).toEqual([]);
+    // The check itself finds a broken one.
+    expect(exampleProblems({ ...base, examples: { ...base.examples, params: { id: 'not-a-uuid' } } })).toEqual([
+      expect.stringMatching(/^retryWebhookDelivery: example params does not match its schema/),
+    ]);
+  });
+
   it('refuses an example that breaks its schema (the check examples-replay relies on)', () => {
     expect(load({ examples: { ...base.examples, params: { id: 'not-a-uuid' } } })).toThrow(/example params does not match its schema/);
     expect(load({ examples: { ...base.examples, response: { ...(base.examples.response as object), status: 'lost' } } })).toThrow(
       /example response does not match its schema/,
     );
+  });
+
+  it("refuses database: 'bare' on a write (its audit entry goes through Prisma)", () => {
+    expect(load({ database: 'bare' })).toThrow(/database 'bare' is for reads/);
   });
 
   it('refuses a public operation that writes', () => {

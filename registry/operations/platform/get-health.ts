@@ -24,6 +24,8 @@ export const getHealth = defineOperation({
       deliveries: { due: 3, oldest_due_seconds: 42, waiting_for_key: 0, loop_in_process: true },
     },
   },
+  // No Prisma: a start's first health check answers before Prisma's query compiler has started.
+  database: 'bare',
   surfaces: ['api', 'mcp', 'cli'],
   handler: async (ctx) => ({ data: await checkHealth(ctx) }),
 });

@@ -71,6 +71,15 @@ engineSuite('the bare driver inside and outside transactions', { onStatement: (s
     );
   });
 
+  it('anonSql (operations declared database: bare) runs as api_anon too, with nothing of Prisma', async () => {
+    const [anon] = await t.services.database.anonSql((sql) => sql.query<{ role: string }>('SELECT current_user AS role', []));
+    expect(anon?.role).toBe('api_anon');
+    await expect(t.services.database.anonSql((sql) => sql.query('SELECT count(*) FROM api_keys', []))).rejects.toThrow(/permission denied/);
+    // The role switch ended with its transaction: the privileged identity is back.
+    const [after] = await readRows<{ role: string }>(ctx, 'SELECT current_user AS role', []);
+    expect(after?.role).not.toBe('api_anon');
+  });
+
   it('sends one statement per call: joining a transaction costs no round trip', async () => {
     await withTransaction(ctx, async (tx) => {
       log.length = 0;
