@@ -78,14 +78,20 @@ async function exportTwice(env: Record<string, string>, path: string, key: strin
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let output = (): string => '';
   try {
-    const { port } = await listeningPort(child);
+    const listening = await listeningPort(child);
+    output = listening.output;
+    const { port } = listening;
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const url = `http://127.0.0.1:${port}${path}`;
     const first = await exportWhileSampling(child.pid!, url, key);
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const again = await exportWhileSampling(child.pid!, url, key);
     return { first, again };
+  } catch (error) {
+    // A cut export says little on this side ("other side closed"): the server's log says why.
+    throw new Error(`an export failed; the server printed:\n${output().slice(-4000)}`, { cause: error });
   } finally {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');

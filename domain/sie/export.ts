@@ -1,10 +1,10 @@
 import { PrismaSql as Prisma } from '../db/client.ts';
 import type { BinaryBody } from '../kernel/binary-body.ts';
 import type { OperationContext } from '../context.ts';
-import { requireScope } from '../context.ts';
+import { readRows, requireScope } from '../context.ts';
 import { API_VERSION } from '../kernel/version.ts';
 import { addDays, isoToday } from '../ledger/calendar.ts';
-import { entryVisible } from '../ledger/visibility.ts';
+import { ENTRY_VISIBLE_SQL } from '../ledger/visibility.ts';
 import { type ComparativeYear, comparativeYearEnding } from '../ledger/comparatives.ts';
 import { accountBalances, closingOf, isBalanceSheetAccount } from '../reports/balances.ts';
 import type { ByteSink } from '../reports/byte-stream.ts';
@@ -58,6 +58,36 @@ export const sieObjectList = (objects: readonly { dimension: number; object: str
  * (1,000,000 lines took minutes per thousand pages in `npm run bench report`).
  */
 const ENTRIES_PER_PAGE = (limit: number): number => Math.floor(limit / 2) + 1;
+
+/**
+ * A page of the verifications' lines, read through the bare driver (readRows: prepared once, rows
+ * as pg parses them). Through Prisma's raw query each row was parsed by pg and then copied and
+ * mapped again: one export of 1,000,000 lines made V8 promote 554 MB out of its young generation
+ * that way and 361 MB this way (issue 30). $1 company, $2 fiscal year, $3 entries (ENTRIES_PER_PAGE),
+ * $4 lines; after the first page ($5, $6, $7) is the (series, number, line) it starts after.
+ */
+const linePageSql = (after: boolean): string => `
+  WITH next AS (
+    SELECT e.id, e.series, e.number, e.date, e.description, e.committed_at FROM journal_entries e
+     WHERE e.company_id = $1::uuid AND e.fiscal_year_id = $2::uuid AND e.status = 'committed' AND ${ENTRY_VISIBLE_SQL}
+       ${after ? 'AND (e.series, e.number) >= ($5::text, $6::int)' : ''}
+     ORDER BY e.series, e.number
+     LIMIT $3::int)
+  SELECT e.series, e.number, e.date::text AS date, e.description,
+         to_char(e.committed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS registered,
+         l.line_no, a.number AS account, l.debit, l.credit, l.description AS line_description,
+         coalesce((SELECT json_agg(json_build_object('dimension', o.dimension_number, 'object', o.object_code) ORDER BY o.dimension_number)
+                     FROM journal_line_objects o
+                    WHERE o.company_id = l.company_id AND o.entry_id = l.entry_id AND o.line_no = l.line_no), '[]'::json) AS objects
+    FROM journal_lines l
+    JOIN next e ON e.id = l.entry_id
+    JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
+   WHERE l.company_id = $1::uuid AND l.entry_id = ANY(ARRAY(SELECT id FROM next))
+     ${after ? 'AND (e.series, e.number, l.line_no) > ($5::text, $6::int, $7::int)' : ''}
+   ORDER BY e.series, e.number, l.line_no
+   LIMIT $4::int`;
+const LINES_FIRST_PAGE = linePageSql(false);
+const LINES_PAGE_AFTER = linePageSql(true);
 
 interface VoucherKey {
   series: string;
@@ -175,26 +205,13 @@ export async function exportSie(ctx: OperationContext, companyId: string, fiscal
       }
 
       const linePage = (after: VoucherKey | null, limit: number) =>
-        tx.db.$queryRaw<VoucherLine[]>`
-          WITH next AS (
-            SELECT e.id, e.series, e.number, e.date, e.description, e.committed_at FROM journal_entries e
-             WHERE e.company_id = ${companyId}::uuid AND e.fiscal_year_id = ${year.id}::uuid AND e.status = 'committed' AND ${entryVisible}
-               ${after === null ? Prisma.empty : Prisma.sql`AND (e.series, e.number) >= (${after.series}, ${after.number}::int)`}
-             ORDER BY e.series, e.number
-             LIMIT ${ENTRIES_PER_PAGE(limit)})
-          SELECT e.series, e.number, e.date::text AS date, e.description,
-                 to_char(e.committed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS registered,
-                 l.line_no, a.number AS account, l.debit, l.credit, l.description AS line_description,
-                 coalesce((SELECT json_agg(json_build_object('dimension', o.dimension_number, 'object', o.object_code) ORDER BY o.dimension_number)
-                             FROM journal_line_objects o
-                            WHERE o.company_id = l.company_id AND o.entry_id = l.entry_id AND o.line_no = l.line_no), '[]'::json) AS objects
-            FROM journal_lines l
-            JOIN next e ON e.id = l.entry_id
-            JOIN accounts a ON a.company_id = l.company_id AND a.id = l.account_id
-           WHERE l.company_id = ${companyId}::uuid AND l.entry_id = ANY(ARRAY(SELECT id FROM next))
-             ${after === null ? Prisma.empty : Prisma.sql`AND (e.series, e.number, l.line_no) > (${after.series}, ${after.number}::int, ${after.line}::int)`}
-           ORDER BY e.series, e.number, l.line_no
-           LIMIT ${limit}`;
+        readRows<VoucherLine>(tx, after === null ? LINES_FIRST_PAGE : LINES_PAGE_AFTER, [
+          companyId,
+          year.id,
+          ENTRIES_PER_PAGE(limit),
+          limit,
+          ...(after === null ? [] : [after.series, after.number, after.line]),
+        ]);
       // (series, number) is unique within a fiscal year, so (series, number, line) orders every line once.
       let current: string | null = null;
       for await (const page of keysetPages(linePage, (row) => ({ series: row.series, number: row.number, line: row.line_no }))) {

@@ -69,11 +69,14 @@ const NO_FORM = '_';
  * compatibility decomposition), and a character with none becomes `_`. Plain ASCII returns as it is.
  */
 export function toCp437(text: string): string {
-  if (/^[\x20-\x7e]*$/.test(text)) return text;
-  let out = '';
-  // Composed first, so a decomposed å (a + ring) is CP437's å, not an a and a lost accent.
-  for (const char of text.normalize('NFC')) out += CP437_PRINTABLE.has(char) || char < ' ' ? char : nearestCp437(char);
-  return out;
+  // ASCII, control characters included (a whole page of records ends its lines with CRLF), is
+  // CP437 as it is. Only characters beyond it are looked at, each replaced where it stands: the
+  // export encodes a page of records at once, and building that page again a character at a time
+  // made most of the export's garbage (1.3 GB of 3.3 GB at 1,000,000 lines, issue 30).
+  if (/^[\x00-\x7e]*$/.test(text)) return text;
+  // Composed first, so a decomposed å (a + ring) is CP437's å, not an a and a lost accent. With the
+  // u flag a character outside the BMP is one match, as for…of saw it.
+  return text.normalize('NFC').replace(/[^\x00-\x7e]/gu, (char) => (CP437_PRINTABLE.has(char) ? char : nearestCp437(char)));
 }
 
 function nearestCp437(char: string): string {

@@ -87,6 +87,18 @@ describe('SIE fields', () => {
     expect(issues).toEqual([]);
   });
 
+  it('encodes a page of records (CRLF line ends, as the export encodes them) as its lines one by one', () => {
+    // The export hands encodeSie a whole page at once: line ends and plain ASCII pass as they are,
+    // and each other character takes the same form as in a line on its own.
+    const lines = ['#VER A 1 20260101 "Hyra jan–mar" 20260102', '{', '   #TRANS 1930 {} -500.00 "" "Møller & Søn 🙂"', '}', '#FNAMN "a\u030angström ½ °C"'];
+    const page = Buffer.from(encodeSie(lines.map((line) => `${line}\r\n`).join('')));
+    expect(page).toEqual(Buffer.concat(lines.map((line) => Buffer.from([...encodeSie(line), 0x0d, 0x0a]))));
+    expect(decodeSie(page)).toBe(
+      '#VER A 1 20260101 "Hyra jan-mar" 20260102\r\n{\r\n   #TRANS 1930 {} -500.00 "" "Moller & Son _"\r\n}\r\n#FNAMN "ångström ½ °C"\r\n',
+    );
+    expect(decodeSie(encodeSie('plain ASCII\r\n\tkept'))).toBe('plain ASCII\r\n\tkept');
+  });
+
   it('types accounts by class: T, S, I, K; class 8 by income or cost', () => {
     expect(['1930', '2440', '3001', '4010', '7210', '8310', '8410', '8999'].map(sieAccountType)).toEqual(['T', 'S', 'I', 'K', 'K', 'I', 'K', 'K']);
   });
