@@ -77,6 +77,11 @@ export function readRows<T>(ctx: OperationContext, text: string, params: readonl
   return (ctx.sql ?? ctx.services.database.sqlFor(ctx.db)).query<T>(text, params);
 }
 
+/** readRows for long reads: each row handed to `onRow` as it arrives, none kept (SqlClient.eachRow). */
+export function eachRow<T>(ctx: OperationContext, text: string, params: readonly unknown[], onRow: (row: T) => void): Promise<number> {
+  return (ctx.sql ?? ctx.services.database.sqlFor(ctx.db)).eachRow<T>(text, params, onRow);
+}
+
 /** Authorise in the domain too: surface filters are a convenience, this check is correctness. */
 export function requireScope(ctx: OperationContext, scope: Scope): Principal {
   const actor = requireActor(ctx);

@@ -14,6 +14,14 @@ export interface SqlClient {
    * on PostgreSQL it becomes a prepared statement.
    */
   query<T>(text: string, params?: readonly unknown[]): Promise<T[]>;
+  /**
+   * Runs one statement and hands each row to `onRow` as it is parsed, keeping none; resolves with
+   * the number of rows. For long reads (the SIE export's pages): node-postgres accumulating a
+   * page's rows in its result kept them alive until V8 promoted them, and a 1,000,000-line read
+   * filled the old generation with dead rows (issue 30; docs/performance.md). An error thrown by
+   * `onRow` rejects once the statement has ended.
+   */
+  eachRow<T>(text: string, params: readonly unknown[], onRow: (row: T) => void): Promise<number>;
 }
 
 /**
@@ -186,8 +194,44 @@ export function pgSql(pool: pg.Pool, onStatement?: StatementListener, options: {
       const result = name ? await connection.query({ name, text, values: params as unknown[] }) : await connection.query(text, params as unknown[]);
       return result.rows as T[];
     },
+    async eachRow<T>(text: string, params: readonly unknown[], onRow: (row: T) => void) {
+      onStatement?.(text);
+      const name = nameOf(text);
+      // A pg.Query with a 'row' listener and no callback emits each row and accumulates none.
+      const query = new pg.Query({ ...(name && { name }), text, values: params as unknown[] });
+      const submit = (client: PgSubmitter) =>
+        new Promise<number>((resolve, reject) => {
+          let count = 0;
+          let failed: unknown;
+          query.on('row', (row: T) => {
+            count += 1;
+            if (failed !== undefined) return;
+            try {
+              onRow(row);
+            } catch (error) {
+              failed = error;
+            }
+          });
+          query.on('error', reject);
+          query.on('end', () => (failed === undefined ? resolve(count) : reject(failed)));
+          client.query(query);
+        });
+      if (!(connection instanceof pg.Pool)) return submit(connection as unknown as PgSubmitter);
+      // The pool takes no Query object: one of its connections does.
+      const client = await connection.connect();
+      try {
+        return await submit(client as unknown as PgSubmitter);
+      } finally {
+        client.release();
+      }
+    },
   });
   return { ...on(pool), on };
+}
+
+/** A connection that takes a pg.Query (a submittable) and runs it. */
+interface PgSubmitter {
+  query(query: pg.Query): unknown;
 }
 
 /** Something PGlite sends statements on: the instance, or one of its open transactions. */
@@ -204,6 +248,13 @@ export function pgliteSql(pglite: PGlite, onStatement?: StatementListener): SqlD
     async query<T>(text: string, params: readonly unknown[] = []) {
       onStatement?.(text);
       return (await connection.query<T>(text, params as unknown[])).rows;
+    },
+    // PGlite answers a statement whole: its rows arrive together however they are handed on.
+    async eachRow<T>(text: string, params: readonly unknown[], onRow: (row: T) => void) {
+      onStatement?.(text);
+      const { rows } = await connection.query<T>(text, params as unknown[]);
+      for (const row of rows) onRow(row);
+      return rows.length;
     },
   });
   return { ...on(pglite), on };

@@ -117,12 +117,14 @@ export async function link(tx: TransactionClient): Promise<LinkedConnection> {
  */
 export function joinTransaction<Connection>(tx: TransactionClient, on: (connection: Connection) => SqlClient): SqlClient {
   let joined: Promise<{ sql: SqlClient; linked: LinkedConnection }> | undefined;
+  const open = async (): Promise<SqlClient> => {
+    joined ??= link(tx).then((linked) => ({ sql: on(linked.connection as Connection), linked }));
+    const { sql, linked } = await joined;
+    if (linked.closed()) throw new Error('this transaction has ended: the bare driver no longer sends statements on its connection');
+    return sql;
+  };
   return {
-    async query<T>(text: string, params?: readonly unknown[]): Promise<T[]> {
-      joined ??= link(tx).then((linked) => ({ sql: on(linked.connection as Connection), linked }));
-      const { sql, linked } = await joined;
-      if (linked.closed()) throw new Error('this transaction has ended: the bare driver no longer sends statements on its connection');
-      return sql.query<T>(text, params);
-    },
+    query: async <T>(text: string, params?: readonly unknown[]): Promise<T[]> => (await open()).query<T>(text, params),
+    eachRow: async <T>(text: string, params: readonly unknown[], onRow: (row: T) => void): Promise<number> => (await open()).eachRow<T>(text, params, onRow),
   };
 }

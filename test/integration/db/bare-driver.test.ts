@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRows, withTransaction, type OperationContext } from '../../../domain/context.ts';
+import { eachRow, readRows, withTransaction, type OperationContext } from '../../../domain/context.ts';
 import { POSTGRES_AVAILABLE, createTestServices, type TestServices } from '../../helpers/db.ts';
 import { engineSuite } from '../../helpers/engine-suite.ts';
 import { makeCompany, systemContext } from '../../helpers/factories.ts';
@@ -41,6 +41,31 @@ engineSuite('the bare driver inside and outside transactions', { onStatement: (s
     expect(outside).toEqual([EXPECTED]);
     expect(inside).toEqual([EXPECTED]);
     expect(anon).toEqual([EXPECTED]);
+  });
+
+  it('eachRow hands on the rows readRows returns, in order, outside and inside a transaction; a throwing handler rejects once the statement ended', async () => {
+    const series = 'SELECT n, n::int8 * 10 AS big FROM generate_series(1, $1::int) AS n ORDER BY n';
+    const rows = await readRows<{ n: number; big: bigint }>(ctx, series, [2500]);
+    expect(rows).toHaveLength(2500);
+    const outside: unknown[] = [];
+    expect(await eachRow(ctx, series, [2500], (row) => outside.push(row))).toBe(2500);
+    expect(outside).toEqual(rows);
+    const inside: unknown[] = [];
+    expect(await withTransaction(ctx, (tx) => eachRow(tx, series, [2500], (row) => inside.push(row)))).toBe(2500);
+    expect(inside).toEqual(rows);
+    expect(await eachRow(ctx, TYPES, [], (row) => expect(row).toEqual(EXPECTED))).toBe(1);
+
+    let seen = 0;
+    const failing = withTransaction(ctx, (tx) =>
+      eachRow<{ n: number }>(tx, series, [2500], (row) => {
+        seen += 1;
+        if (row.n === 3) throw new Error('handler failed');
+      }),
+    );
+    await expect(failing).rejects.toThrow('handler failed');
+    expect(seen).toBe(3);
+    // The connection went back usable: the statement was read to its end.
+    expect(await readRows(ctx, 'SELECT 1 AS one', [])).toEqual([{ one: 1 }]);
   });
 
   it('inside a transaction runs on its connection: it sees the uncommitted write, and a rollback takes its own write back', async () => {
