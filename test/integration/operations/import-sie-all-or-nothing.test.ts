@@ -1,3 +1,4 @@
+import { sieImportRunnerWith } from '../../helpers/sie-import.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
 import { makeTenant, type Tenant } from '../../helpers/factories.ts';
@@ -8,7 +9,6 @@ import { generatedSie } from '../../helpers/sie.ts';
 import { buildApp } from '../../../cli/build-app.ts';
 import { createOperationRunner, LeaseLost, type Job } from '../../../domain/operations/runner.ts';
 import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds.ts';
-import { importSieJob } from '../../../domain/operations/jobs/import-sie.ts';
 import { SIE_IMPORT_BATCH } from '../../../domain/sie/import.ts';
 import { decodeSie, encodeSie } from '../../../domain/sie/format.ts';
 
@@ -41,21 +41,10 @@ describe.each(DB_TARGETS)('an SIE import is all or nothing (%s)', (target) => {
   /** A runner whose job stops dead (as SIGKILL would) inside its `at`-th checkpoint transaction, or does `hook` there. */
   const runnerStoppingAt = (at: number, hook?: (tx: Parameters<Job['checkpointIn']>[0], job: Job) => Promise<void>) => {
     let checkpoints = 0;
-    return createOperationRunner(t.services, {
-      kinds: {
-        sie_import: {
-          scopes: OPERATION_KIND_RUNNERS.sie_import!.scopes,
-          handler: (job: Job) =>
-            importSieJob({
-              ...job,
-              checkpointIn: async (tx, progress, message, checkpoint, options) => {
-                if (++checkpoints === at && hook) await hook(tx, job);
-                await job.checkpointIn(tx, progress, message, checkpoint, options);
-                if (checkpoints === at && !hook) throw new LeaseLost(job.operationId);
-              },
-            }),
-        },
-      },
+    return sieImportRunnerWith(t.services, (job) => async (tx, progress, message, checkpoint, options) => {
+      if (++checkpoints === at && hook) await hook(tx, job);
+      await job.checkpointIn(tx, progress, message, checkpoint, options);
+      if (checkpoints === at && !hook) throw new LeaseLost(job.operationId);
     });
   };
 

@@ -1,8 +1,6 @@
+import { sieImportRunnerWith } from '../../helpers/sie-import.ts';
 import { expect, it } from 'vitest';
 import { buildApp } from '../../../cli/build-app.ts';
-import { importSieJob } from '../../../domain/operations/jobs/import-sie.ts';
-import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds.ts';
-import { createOperationRunner, type Job } from '../../../domain/operations/runner.ts';
 import { SIE_IMPORT_BATCH } from '../../../domain/sie/import.ts';
 import { blobOf, send } from '../../helpers/documents.ts';
 import { engineSuite } from '../../helpers/engine-suite.ts';
@@ -40,24 +38,13 @@ engineSuite('the server answers while an SIE import runs', { now: () => NOW, ten
         answers.push({ name, status, atCheckpoint, operation });
       });
     let asked: Promise<unknown> | null = null;
-    const runner = createOperationRunner(t.services, {
-      kinds: {
-        sie_import: {
-          scopes: OPERATION_KIND_RUNNERS.sie_import!.scopes,
-          handler: (job: Job) =>
-            importSieJob({
-              ...job,
-              checkpointIn: async (tx, ...rest) => {
-                checkpoints += 1;
-                // Checkpoint 1 is the setup's; 2 is the first batch's, inside its transaction.
-                if (checkpoints === 2) {
-                  asked = Promise.all([ask('health', () => call(t.app, 'GET', '/api/v1/health')), ask('accounts', () => b.send('GET', '/accounts'))]);
-                }
-                await job.checkpointIn(tx, ...rest);
-              },
-            }),
-        },
-      },
+    const runner = sieImportRunnerWith(t.services, (job) => async (tx, ...rest) => {
+      checkpoints += 1;
+      // Checkpoint 1 is the setup's; 2 is the first batch's, inside its transaction.
+      if (checkpoints === 2) {
+        asked = Promise.all([ask('health', () => call(t.app, 'GET', '/api/v1/health')), ask('accounts', () => b.send('GET', '/accounts'))]);
+      }
+      await job.checkpointIn(tx, ...rest);
     });
     expect(await runner.runOnce()).toBe(true);
     await asked;

@@ -1,3 +1,4 @@
+import { sieImportRunnerWith } from '../../helpers/sie-import.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_TARGETS, createTestServices, type TestServices } from '../../helpers/db.ts';
 import { makeTenant, type Tenant } from '../../helpers/factories.ts';
@@ -6,9 +7,8 @@ import { download } from '../../helpers/reports.ts';
 import { blobOf, PDF, send } from '../../helpers/documents.ts';
 import { generatedAmount, generatedSie } from '../../helpers/sie.ts';
 import { buildApp } from '../../../cli/build-app.ts';
-import { createOperationRunner, LeaseLost, type Job } from '../../../domain/operations/runner.ts';
+import { createOperationRunner, LeaseLost } from '../../../domain/operations/runner.ts';
 import { OPERATION_KIND_RUNNERS } from '../../../domain/operations/kinds.ts';
-import { importSieJob } from '../../../domain/operations/jobs/import-sie.ts';
 import { SIE_IMPORT_BATCH } from '../../../domain/sie/import.ts';
 import { decodeSie, encodeSie } from '../../../domain/sie/format.ts';
 import { parseSie } from '../../../domain/sie/parse.ts';
@@ -267,19 +267,8 @@ describe.each(DB_TARGETS)('importSie (%s)', (target) => {
     expect(started.status).toBe(202);
     // The first runner "dies" inside the setup's last transaction (the one with the first
     // checkpoint): its first three committed — years, the pending row, accounts — and no checkpoint says so.
-    const dying = createOperationRunner(t.services, {
-      kinds: {
-        sie_import: {
-          scopes: OPERATION_KIND_RUNNERS.sie_import!.scopes,
-          handler: (job: Job) =>
-            importSieJob({
-              ...job,
-              checkpointIn: async () => {
-                throw new LeaseLost(job.operationId);
-              },
-            }),
-        },
-      },
+    const dying = sieImportRunnerWith(t.services, (job) => async () => {
+      throw new LeaseLost(job.operationId);
     });
     expect(await dying.runOnce()).toBe(true);
     const prisma = t.services.database.prisma;
@@ -306,20 +295,9 @@ describe.each(DB_TARGETS)('importSie (%s)', (target) => {
     // The first runner "dies" inside its third transaction (the second batch), after writing the
     // batch and its checkpoint but before the commit: as a SIGKILL would, it leaves the row running.
     let checkpoints = 0;
-    const dying = createOperationRunner(t.services, {
-      kinds: {
-        sie_import: {
-          scopes: OPERATION_KIND_RUNNERS.sie_import!.scopes,
-          handler: (job: Job) =>
-            importSieJob({
-              ...job,
-              checkpointIn: async (tx, progress, message, checkpoint) => {
-                await job.checkpointIn(tx, progress, message, checkpoint);
-                if (++checkpoints === 3) throw new LeaseLost(job.operationId);
-              },
-            }),
-        },
-      },
+    const dying = sieImportRunnerWith(t.services, (job) => async (tx, progress, message, checkpoint) => {
+      await job.checkpointIn(tx, progress, message, checkpoint);
+      if (++checkpoints === 3) throw new LeaseLost(job.operationId);
     });
     expect(await dying.runOnce()).toBe(true);
     const prisma = t.services.database.prisma;
