@@ -5,6 +5,7 @@ import { Hono } from 'hono';
 import { Scalar } from '@scalar/hono-api-reference';
 import { DISCOVERY_PATHS } from './discovery-paths.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
+import { openApiPath } from './openapi.ts';
 
 /**
  * The interactive API reference at /docs: @scalar/hono-api-reference renders the page, and the
@@ -58,7 +59,8 @@ export async function renderDocsPage(bundlePath: string): Promise<DocsPage> {
     Scalar({
       pageTitle: 'Accounting Service API reference',
       // Same origin, relative: the page never needs to know a host name.
-      url: DISCOVERY_PATHS.openapi,
+      // The document with every body's example (openapi.json itself keeps those the spec asks for).
+      url: openApiPath('all'),
       cdn: bundlePath,
       // Fonts would come from Scalar's font CDN; the system fonts need no network.
       withDefaultFonts: false,

@@ -82,13 +82,32 @@ export const EVENTS_TAG = {
 /** Groups that are plumbing, not what the service is for: left out of the one-paragraph summary. */
 const NOT_THE_POINT: ReadonlySet<Group> = new Set(['platform', 'discovery', 'operations']);
 
+const INTRODUCTION = 'A multi-company bookkeeping service for Swedish companies (BAS accounts; amounts are whole öre as integers, 12500 = 125,00 kr).';
+
+const mainGroups = (operations: readonly DescribedOperation[]): Group[] => groupsInUse(operations).filter((group) => !NOT_THE_POINT.has(group));
+
 /**
- * What the service is, in one paragraph, from the groups it serves: the opening of llms.txt and of
- * the OpenAPI description (issue 29: both described only companies and webhooks, not the books).
+ * What the service is, in one paragraph, from the groups it serves: the opening of llms.txt
+ * (issue 29: it described only companies and webhooks, not the books).
  */
 export function serviceSummary(operations: readonly DescribedOperation[]): string {
-  const areas = groupsInUse(operations)
-    .filter((group) => !NOT_THE_POINT.has(group))
-    .map((group) => `**${groupInfo(group).title}**: ${groupInfo(group).description.replace(/\.$/, '')}`);
-  return `A multi-company bookkeeping service for Swedish companies (BAS accounts; amounts are whole öre as integers, 12500 = 125,00 kr). ${areas.join('. ')}.`;
+  const areas = mainGroups(operations).map((group) => `**${groupInfo(group).title}**: ${groupInfo(group).description.replace(/\.$/, '')}`);
+  return `${INTRODUCTION} ${areas.join('. ')}.`;
 }
+
+/** The groups' titles as one phrase: "companies, ledger, … and webhooks". */
+const areaList = (operations: readonly DescribedOperation[]): string => {
+  const titles = mainGroups(operations).map((group) => groupInfo(group).title.toLowerCase());
+  return titles.length > 1 ? `${titles.slice(0, -1).join(', ')} and ${titles.at(-1)}` : (titles[0] ?? '');
+};
+
+/** One line: the OpenAPI `info.summary`. */
+export const serviceOneLine = (operations: readonly DescribedOperation[]): string =>
+  `Multi-company bookkeeping for Swedish companies: ${areaList(operations)}.`;
+
+/**
+ * The opening of the OpenAPI description, which the tags follow: each tag's own description
+ * says what its group holds, so this names the groups once instead of repeating those texts.
+ */
+export const serviceIntroduction = (operations: readonly DescribedOperation[]): string =>
+  `${INTRODUCTION} Its parts, each a tag that says what it holds: ${areaList(operations)}.`;

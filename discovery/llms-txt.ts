@@ -7,6 +7,7 @@ import { API_PREFIX } from '../registry/api-prefix.ts';
 import { renderConnectionGuide } from './connect-guide.ts';
 import type { Skill } from './skills.ts';
 import type { DescribedOperation } from './operation-traits.ts';
+import { openApiPath } from './openapi.ts';
 
 /**
  * /llms.txt in the llmstxt.org format: an H1, a one-paragraph summary in a blockquote, then
@@ -31,8 +32,9 @@ export function renderLlmsTxt(operations: readonly DescribedOperation[], skills:
     '',
     '## API',
     '',
-    `- [OpenAPI 3.1 description](${url(DISCOVERY_PATHS.openapi)}): every operation with its schemas, scope, risk, idempotency and worked examples`,
-    `- [Interactive API reference](${url(DISCOVERY_PATHS.docsPage)}): the same description rendered for people`,
+    `- [OpenAPI 3.1 description](${url(DISCOVERY_PATHS.openapi)}): every operation with its schemas, scope, risk, idempotency, error codes and a worked example of each JSON request and 200 answer`,
+    `- [OpenAPI 3.1 with every example](${url(openApiPath('all'))}): the same, with an example of every 201 and 202 answer, error code and event payload besides`,
+    `- [Interactive API reference](${url(DISCOVERY_PATHS.docsPage)}): the description with every example, rendered for people`,
     `- [Capability records](${url(DISCOVERY_PATHS.capabilities)}): one record per operation; look one up at ${url(DISCOVERY_PATHS.capabilities)}/{capabilityId}`,
     '',
     '## MCP',

@@ -16,11 +16,21 @@ import { IDEMPOTENCY_KEY_CHARS, IDEMPOTENCY_KEY_MAX } from '../pipeline/invoke.t
 import { ResponseMeta } from '../http/envelope.ts';
 import { SIGNATURE_HEADER } from '../domain/webhooks/signature-header.ts';
 import { errorExample, eventExample, requestBodyExample, responseExample } from './examples.ts';
-import { EVENTS_TAG, groupInfo, groupsInUse, serviceSummary } from './groups.ts';
+import { EVENTS_TAG, groupInfo, groupsInUse, serviceIntroduction, serviceOneLine } from './groups.ts';
 import { objectProperties, toJsonSchema, type JsonSchema, type SchemaIo } from './json-schema.ts';
-import { API_PREFIX, isPublic, isWrite, requestContentType, requiredScopes, responseMediaTypes, type DescribedOperation } from './operation-traits.ts';
+import {
+  API_PREFIX,
+  isPublic,
+  languageHelp,
+  multilingualRepresentation,
+  requestContentType,
+  requiredScopes,
+  responseMediaTypes,
+  type DescribedOperation,
+} from './operation-traits.ts';
 import { once } from '../domain/kernel/once.ts';
-import { renderConnectionGuide } from './connect-guide.ts';
+import { connectionGuide, renderConnectionGuide } from './connect-guide.ts';
+import { DISCOVERY_PATHS } from './discovery-paths.ts';
 
 /**
  * The OpenAPI 3.1 document (spec Endpoints 9-10), generated from the operation declarations and
@@ -37,16 +47,32 @@ export interface OpenApiOptions {
    * and parameter inline: the same content, about three times the size (the size test compares them).
    */
   share?: boolean;
+  /** Which worked examples the document carries (OPENAPI_EXAMPLES); `contract` unless said. */
+  examples?: OpenApiExamples;
 }
 
 /**
- * The served document's size budget: bytes of compact JSON per documented item (an operation or
- * an event type). Issue 29 asks for 2,500; with the shapes shared, what is left is content the
- * spec and the house rules keep (a worked example per JSON body, every description, each status
- * an operation answers), measured in docs/performance.md#openapijson-size. The budget holds that
- * line against growth; test/integration/discovery/openapi-size.test.ts checks the served document.
+ * The two documents one builder writes (issue 29: at most 2,500 bytes per item served).
+ * - `contract`, served as openapi.json: every path, parameter, schema, status and error code, with
+ *   the worked examples spec Endpoints 10 asks for, of each JSON request body and 200 response.
+ * - `all`, served as openapi.json?examples=all and rendered by /docs: the same document with a
+ *   worked example of every body the service sends besides (201 and 202 answers, each error code,
+ *   each event payload), about 45 % larger.
  */
-export const OPENAPI_BYTES_PER_ITEM_MAX = 3_400;
+export const OPENAPI_EXAMPLES = ['contract', 'all'] as const;
+export type OpenApiExamples = (typeof OPENAPI_EXAMPLES)[number];
+
+/** Where each document is served, relative to PUBLIC_BASE_URL. */
+export const openApiPath = (examples: OpenApiExamples): string =>
+  examples === 'contract' ? DISCOVERY_PATHS.openapi : `${DISCOVERY_PATHS.openapi}?examples=${examples}`;
+
+/**
+ * The served document's size budget (issue 29): bytes of compact JSON per documented item (an
+ * operation or an event type) of openapi.json, the `contract` document. A new operation that
+ * does not fit makes room rather than raising it; docs/performance.md#openapijson-size says where
+ * the bytes go, and test/integration/discovery/openapi-size.test.ts checks the served document.
+ */
+export const OPENAPI_BYTES_PER_ITEM_MAX = 2_500;
 
 /** What the budget divides by: the operations under `paths` and the event types under `webhooks`. */
 export const openApiItemCount = (operations: readonly DescribedOperation[]): number => operations.length + EVENT_TYPES.length;
@@ -67,10 +93,6 @@ const EVERY_RESPONSE_HEADERS = {
 
 /** Headers some responses carry, each a component referenced where it applies. */
 const HEADERS = {
-  'Idempotent-Replayed': {
-    description: '`true` when the stored result of an earlier request with the same Idempotency-Key is replayed.',
-    schema: { type: 'string', enum: ['true'] },
-  },
   'Retry-After': { description: 'Seconds to wait before the next request.', schema: { type: 'integer' }, example: 60 },
   'WWW-Authenticate': { description: 'The bearer authentication challenge.', schema: { type: 'string' } },
   ETag: { description: 'A strong validator of the file (for documents, its SHA-256 in quotes); send it back in If-None-Match.', schema: { type: 'string' } },
@@ -91,7 +113,11 @@ class Components {
   /** Error codes some response refers to; only those get an example component. */
   readonly errorCodes = new Set<ErrorCode>();
 
-  constructor(readonly share: boolean) {}
+  constructor(
+    readonly share: boolean,
+    /** Whether every body gets its example, or only those spec Endpoints 10 asks for. */
+    readonly allExamples: boolean,
+  ) {}
 
   /** A response or parameter used by many operations: one component and a `$ref` when sharing. */
   shared(kind: 'responses' | 'parameters', name: string, object: JsonSchema): JsonSchema {
@@ -117,7 +143,7 @@ class Components {
 
 export function buildOpenApiDocument(operations: readonly DescribedOperation[], options: OpenApiOptions): OpenApiDocument {
   const share = options.share ?? true;
-  const components = new Components(share);
+  const components = new Components(share, options.examples === 'all');
   components.add('Error', components.convert(ErrorBody, 'output', 'Error'));
   components.add('ResponseMeta', components.convert(ResponseMeta, 'output', 'ResponseMeta'));
 
@@ -134,8 +160,8 @@ export function buildOpenApiDocument(operations: readonly DescribedOperation[], 
     info: {
       title: 'Accounting Service API',
       version: API_VERSION,
-      summary: 'Multi-company bookkeeping: companies, webhooks and their signed event deliveries.',
-      description: `${serviceSummary(operations)}\n\n${INFO_DESCRIPTION}\n\n## Connecting an agent\n\n${renderConnectionGuide(options.publicBaseUrl)}`,
+      summary: serviceOneLine(operations),
+      description: `${serviceIntroduction(operations)}\n\n${INFO_DESCRIPTION}\n\n## Connecting an agent\n\n${connectionText(options.publicBaseUrl, components.allExamples)}`,
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     servers: [{ url: `${options.publicBaseUrl}${API_PREFIX}`, description: 'Canonical base URL (PUBLIC_BASE_URL)' }],
@@ -155,10 +181,19 @@ export function buildOpenApiDocument(operations: readonly DescribedOperation[], 
       headers: HEADERS,
       ...(share && { parameters: components.parameters, responses: components.responses }),
       schemas: components.schemas,
-      examples: errorExampleComponents(components.errorCodes, options.publicBaseUrl),
+      ...(components.errorCodes.size > 0 && { examples: errorExampleComponents(components.errorCodes, options.publicBaseUrl) }),
     },
   };
   return share ? (shareParameters(shareSchemas(document, namedSchemas())) as OpenApiDocument) : document;
+}
+
+/**
+ * The connection guide: in full in the document /docs renders; in openapi.json its summary and
+ * where the steps are (llms.txt carries them too), which spares 1.5 KB of the byte budget.
+ */
+function connectionText(base: string, full: boolean): string {
+  if (full) return renderConnectionGuide(base);
+  return `${connectionGuide(base).summary} The steps, with their URLs: ${base}${DISCOVERY_PATHS.llmsTxt}, ${base}${openApiPath('all')} and ${base}${DISCOVERY_PATHS.docsPage}.`;
 }
 
 /**
@@ -209,17 +244,35 @@ const namedSchemas = once((): NamedSchema[] => {
   });
 });
 
+/**
+ * Statuses an operation answers whatever it does: a missing or bad key (401), a key without the
+ * scope (403), the rate limit (429) and the server's own faults (5xx). As in Stripe's and GitHub's
+ * descriptions, they are not keyed one by one on every operation: its `default` response names
+ * each code with its status (issue 29: about 300 references, 11 KB). Statuses that depend on the
+ * operation (400, 404, 406, 409, 413, 415, 422) keep their own keys.
+ */
+const isAnsweredByAnyOperation = (status: number): boolean => status === 401 || status === 403 || status === 429 || status >= 500;
+
+/** What an authenticated operation that uses the database answers as `default`: one component, `Default`. */
+const DEFAULT_CODES: readonly ErrorCode[] = ['UNAUTHENTICATED', 'INSUFFICIENT_SCOPE', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+
+/** `422 IDEMPOTENCY_KEY_REUSED`: a code after its status, as prose names it. */
+const withStatus = (code: ErrorCode): string => `${ERROR_CATALOG[code].status} ${code}`;
+
 const INFO_DESCRIPTION = [
   'Authenticate with `Authorization: Bearer <API_KEY>` or an OAuth access token (Connecting an agent, below); a `test` key reaches sandbox companies only, a `live` key live ones.',
   '',
   'Every JSON success body is `{ data, meta }`: `meta.request_id`, `meta.api_version`, `meta.pagination` (`next_cursor`, `has_more`) on cursor lists and `meta.audit` on writes. Deletes answer a bare 204.',
   'Every failure is `{ error: { code, message, status, request_id, recovery_hint, docs_url, valid_alternatives } }` (see the Error schema); `recovery_hint` says what to do next.',
   '',
-  'Writes that take an `Idempotency-Key` header replay the stored result for a repeated key. Operations with `x-dry-run-supported: true` accept `?dry_run=true`: every check runs, nothing is written.',
+  'Writes that take an `Idempotency-Key` header replay the stored result for a repeated key; a replay carries the header `Idempotent-Replayed: true`. ' +
+    `The same key with another request answers ${withStatus('IDEMPOTENCY_KEY_REUSED')}, and while the first is still running ${withStatus('IDEMPOTENCY_IN_PROGRESS')}. ` +
+    'Operations with `x-dry-run-supported: true` accept `?dry_run=true`: every check runs, nothing is written.',
   `Every response carries the headers ${Object.entries(EVERY_RESPONSE_HEADERS)
     .map(([name, meaning]) => `\`${name}\` (${meaning})`)
     .join(' and ')}.`,
-  'Extensions on each operation: `x-action-risk` (L0 read-only … L3 irreversible), `x-idempotent`, `x-reversible`, `x-dry-run-supported`, `x-openai-isConsequential`.',
+  'Extensions on each operation: `x-action-risk` (L0 read-only … L3 irreversible), `x-idempotent`, `x-reversible`, `x-dry-run-supported`. GPT Actions may take each GET as not consequential and every other method as consequential, their default without `x-openai-isConsequential`.',
+  `What any operation may answer whatever it does (${DEFAULT_CODES.map(withStatus).join(', ')}) is its \`default\` response, which names each; the statuses that depend on the operation have their own.`,
 ].join('\n');
 
 function operationObject(op: DescribedOperation, components: Components): JsonSchema {
@@ -238,7 +291,8 @@ function operationObject(op: DescribedOperation, components: Components): JsonSc
   operation['x-idempotent'] = op.idempotent;
   operation['x-reversible'] = op.reversible;
   operation['x-dry-run-supported'] = op.dryRun;
-  operation['x-openai-isConsequential'] = isWrite(op);
+  // No `x-openai-isConsequential`: absent, GPT Actions take a GET as not consequential and every
+  // other method as consequential, which is what isWrite says of each operation (info says so once).
   return operation;
 }
 
@@ -250,7 +304,8 @@ function parameters(op: DescribedOperation, components: Components): JsonSchema[
     const converted = components.convert(schema, 'input', `${op.id}${location === 'path' ? 'Path' : 'Query'}Parameters`);
     for (const { name, schema: property, required } of objectProperties(converted)) {
       const { description, ...rest } = property;
-      const parameter: JsonSchema = { name, in: location, required: location === 'path' || required, schema: rest };
+      // `required: false` is OpenAPI's default for a query parameter: said only when true.
+      const parameter: JsonSchema = { name, in: location, ...((location === 'path' || required) && { required: true }), schema: rest };
       if (typeof description === 'string') parameter.description = description;
       if (examples[location][name] !== undefined) parameter.example = examples[location][name];
       result.push(parameter);
@@ -263,17 +318,17 @@ function parameters(op: DescribedOperation, components: Components): JsonSchema[
       components.shared('parameters', 'DryRun', {
         name: 'dry_run',
         in: 'query',
-        required: false,
         description: 'With `true`, run every check and return the would-be result with `meta.dry_run: true`; nothing is written.',
         schema: { type: 'boolean', default: false },
       }),
     );
   }
+  const languages = acceptLanguage(op, components);
+  if (languages) result.push(languages);
   if (op.binaryResponse) {
     result.push({
       name: 'If-None-Match',
       in: 'header',
-      required: false,
       description: 'The ETag of a copy you hold; when it is still current the answer is 304 with no body.',
       schema: { type: 'string' },
     });
@@ -284,7 +339,7 @@ function parameters(op: DescribedOperation, components: Components): JsonSchema[
       components.shared('parameters', required ? 'IdempotencyKeyRequired' : 'IdempotencyKey', {
         name: 'Idempotency-Key',
         in: 'header',
-        required,
+        ...(required && { required }),
         description:
           'A unique key (e.g. a UUID) per logical request, kept 24 hours. Retrying with the same key replays the stored result; the same key with another body answers 422.',
         schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX, pattern: IDEMPOTENCY_KEY_CHARS },
@@ -293,6 +348,20 @@ function parameters(op: DescribedOperation, components: Components): JsonSchema[
     );
   }
   return result;
+}
+
+/** Accept-Language, where a representation comes in several languages (a report PDF). */
+function acceptLanguage(op: DescribedOperation, components: Components): JsonSchema | undefined {
+  const representation = multilingualRepresentation(op);
+  if (!representation) return undefined;
+  const [first, second] = representation.languages;
+  return components.shared('parameters', 'AcceptLanguage', {
+    name: 'Accept-Language',
+    in: 'header',
+    description: languageHelp(op),
+    schema: { type: 'string' },
+    example: second ?? first,
+  });
 }
 
 function requestBody(op: DescribedOperation, components: Components): JsonSchema | undefined {
@@ -334,13 +403,12 @@ const SUCCESS_DESCRIPTION: Record<DescribedOperation['status'], string> = {
 };
 
 function successResponse(op: DescribedOperation, components: Components): JsonSchema {
-  const headers = op.idempotencyKey !== 'none' ? { headers: headerRefs('Idempotent-Replayed') } : {};
   const mediaTypes = responseMediaTypes(op);
-  if (mediaTypes.length === 0) return { [op.status]: { description: SUCCESS_DESCRIPTION[204], ...headers } };
+  if (mediaTypes.length === 0) return { [op.status]: { description: SUCCESS_DESCRIPTION[204] } };
   if (op.binaryResponse) {
     // Files are exempt from the envelope and carry no worked example (spec Endpoints 9-10).
     const binary = { schema: { type: 'string', format: 'binary' } };
-    const fileHeaders = { ...headers.headers, ...headerRefs('Content-Disposition', 'Content-Length', 'ETag') };
+    const fileHeaders = headerRefs('Content-Disposition', 'Content-Length', 'ETag');
     return {
       [op.status]: {
         description: `${op.summary}: the file itself, no envelope.`,
@@ -360,7 +428,8 @@ function successResponse(op: DescribedOperation, components: Components): JsonSc
     };
     const json: JsonSchema = { schema };
     const example = responseExample(op);
-    if (example !== undefined) json.example = example;
+    // A 200's example is the contract's (spec Endpoints 10); a 201's or 202's only in the full document.
+    if (example !== undefined && (op.status === 200 || components.allExamples)) json.example = example;
     content['application/json'] = json;
   }
   // Binary representations are exempt from the envelope and carry no worked example (spec Endpoints 9-10).
@@ -372,26 +441,64 @@ function successResponse(op: DescribedOperation, components: Components): JsonSc
     mediaTypes.length > 1
       ? `The media type follows the Accept header: ${mediaTypes.map((type) => `\`${type}\``).join(', ')} (the first by default).`
       : SUCCESS_DESCRIPTION[op.status];
-  return { [op.status]: { description, ...headers, content } };
+  return { [op.status]: { description, content } };
 }
 
 function errorResponses(op: DescribedOperation, components: Components): JsonSchema {
   const responses: JsonSchema = {};
+  const anyOperation: ErrorCode[] = [];
   for (const [status, codes] of errorsByStatus(op)) {
-    for (const code of codes) components.errorCodes.add(code);
-    const headers = [
-      ...(codes.includes('RATE_LIMITED') ? (['Retry-After'] as const) : []),
-      ...(codes.includes('UNAUTHENTICATED') ? (['WWW-Authenticate'] as const) : []),
-    ];
-    // The same codes always make the same response, so each combination is one component.
-    responses[String(status)] = components.shared('responses', codes.map((code) => pascalCase(code.toLowerCase())).join('Or'), {
-      description: codes.map((code) => `${code}: ${ERROR_CATALOG[code].message}`).join(' '),
-      ...(headers.length > 0 && { headers: headerRefs(...headers) }),
-      content: { 'application/json': { schema: ref('Error'), examples: errorExamples(codes) } },
-    });
+    if (isAnsweredByAnyOperation(status)) anyOperation.push(...codes);
+    else responses[String(status)] = errorResponse(codes, components);
+  }
+  if (anyOperation.length > 0) {
+    const name = isDeepStrictEqual(anyOperation, DEFAULT_CODES) ? 'Default' : undefined;
+    responses.default = errorResponse(anyOperation, components, { name, withStatus: true });
   }
   return responses;
 }
+
+/**
+ * One error response: its codes, each with its message (and status when they differ), the headers
+ * they bring and, in the full document, each code's example. The same codes always make the same
+ * response, so each combination is one component; the common one-code answer of a status (the
+ * catalogue's first code at it, e.g. 401 UNAUTHENTICATED) is named by the status, which about 400
+ * references repeat.
+ */
+function errorResponse(codes: ErrorCode[], components: Components, options: { name?: string; withStatus?: boolean } = {}): JsonSchema {
+  if (components.allExamples) for (const code of codes) components.errorCodes.add(code);
+  const name = options.name ?? errorResponseName(codes);
+  // Under `default`, or when codes differ in status, each code says its own.
+  const withStatus = options.withStatus || new Set(codes.map((code) => ERROR_CATALOG[code].status)).size > 1;
+  const headers = [
+    ...(codes.includes('RATE_LIMITED') ? (['Retry-After'] as const) : []),
+    ...(codes.includes('UNAUTHENTICATED') ? (['WWW-Authenticate'] as const) : []),
+  ];
+  return components.shared('responses', name, {
+    description: codes
+      .map((code) => `${code}${withStatus ? ` (${ERROR_CATALOG[code].status})` : ''}${saysWhy(code, codes) ? `: ${ERROR_CATALOG[code].message}` : '.'}`)
+      .join(' '),
+    ...(headers.length > 0 && { headers: headerRefs(...headers) }),
+    content: { 'application/json': { schema: ref('Error'), ...(components.allExamples && { examples: errorExamples(codes) }) } },
+  });
+}
+
+function errorResponseName(codes: ErrorCode[]): string {
+  const [first] = codes as [ErrorCode];
+  return codes.length === 1 && isFirstCodeOfStatus(first)
+    ? String(ERROR_CATALOG[first].status)
+    : codes.map((code) => pascalCase(code.toLowerCase())).join('Or');
+}
+
+/**
+ * Whether a response's description gives the code's message: always, except an idempotency code
+ * beside others, which about 30 responses would repeat while `info` explains both once.
+ */
+const saysWhy = (code: ErrorCode, codes: readonly ErrorCode[]): boolean => codes.length === 1 || !code.startsWith('IDEMPOTENCY_');
+
+/** Whether no code before this one in the catalogue has its status. */
+const isFirstCodeOfStatus = (code: ErrorCode): boolean =>
+  ERROR_CODES.find((candidate) => ERROR_CATALOG[candidate].status === ERROR_CATALOG[code].status) === code;
 
 /** Each code's example body lives once under components.examples and is referenced per operation. */
 const errorExamples = (codes: ErrorCode[]): JsonSchema => Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${code}` }]));
@@ -437,7 +544,7 @@ function eventOperation(type: EventType, components: Components): JsonSchema {
       content: {
         'application/json': {
           schema: eventSchema(type, components),
-          example: eventExample(type),
+          ...(components.allExamples && { example: eventExample(type) }),
         },
       },
     },

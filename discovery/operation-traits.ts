@@ -36,6 +36,26 @@ export const responseMediaTypes = (op: DescribedOperation): string[] => offeredM
 /** Whether the success body can be the JSON envelope. */
 export const answersJson = (op: DescribedOperation): boolean => op.output !== null && !isBinaryResponse(op);
 
+/** The representation an operation offers in several languages (a report PDF), if any. */
+export const multilingualRepresentation = (op: DescribedOperation): { mediaType: string; languages: readonly [string, ...string[]] } | undefined => {
+  const representation = op.produces?.find((candidate) => (candidate.languages?.length ?? 0) > 1);
+  return representation && { mediaType: representation.mediaType, languages: representation.languages as readonly [string, ...string[]] };
+};
+
+/**
+ * How a caller chooses that language (pipeline/negotiate.ts: q-values, a range matching on its
+ * primary subtag): the OpenAPI Accept-Language parameter and the reference docs say this.
+ */
+export function languageHelp(op: DescribedOperation): string | undefined {
+  const representation = multilingualRepresentation(op);
+  if (!representation) return undefined;
+  const [first] = representation.languages;
+  return (
+    `Accept-Language chooses the language of a \`${representation.mediaType}\` answer, all of it in one: ${representation.languages.join(' or ')} ` +
+    `(${first} by default), by quality value; a regional tag such as en-GB chooses its language. Content-Language names the one chosen.`
+  );
+}
+
 export const hasInput = (op: DescribedOperation): boolean => Boolean(op.input.params || op.input.query || op.input.body);
 
 export { API_PREFIX, isPublic, isTenantScoped, isWrite, requiredScope, requiredScopes };

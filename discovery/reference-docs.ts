@@ -21,7 +21,7 @@ import { cliExample, curlExample } from './command-examples.ts';
 import { renderVatBoxes, VAT_BOXES_DOC } from './vat-boxes-doc.ts';
 import { EVENTS_TAG, groupInfo, groupsInUse } from './groups.ts';
 import { describeType, objectProperties, resolveRef, toJsonSchema, type JsonSchema } from './json-schema.ts';
-import { fullPath, isPublic, requestContentType, requiredScope, responseMediaTypes, type DescribedOperation } from './operation-traits.ts';
+import { fullPath, isPublic, languageHelp, requestContentType, requiredScope, responseMediaTypes, type DescribedOperation } from './operation-traits.ts';
 
 /**
  * The Markdown reference under docs/reference/ (`npm run docs`), generated from the same
@@ -193,6 +193,8 @@ function renderOperation(op: DescribedOperation): string {
           ? `Also as ${binary.join(', ')}: send \`Accept\` with that media type. The body is the file itself, without the envelope.`
           : `The body is the file itself (${binary.join(', ')}), without the envelope.`,
       );
+      const languages = languageHelp(op);
+      if (languages) blocks.push(languages);
     }
   }
   blocks.push(

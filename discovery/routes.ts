@@ -11,7 +11,7 @@ import { DISCOVERY_PATHS } from './discovery-paths.ts';
 import { loadScalarBundle, renderDocsPage } from './docs-page.ts';
 import { renderErrorsPage } from './errors-page.ts';
 import { renderLlmsTxt } from './llms-txt.ts';
-import { buildOpenApiDocument } from './openapi.ts';
+import { buildOpenApiDocument, OPENAPI_EXAMPLES, type OpenApiExamples } from './openapi.ts';
 import { renderReferenceDocs } from './reference-docs.ts';
 import { renderSecurityTxt } from './security-txt.ts';
 import { buildSkills, skillsIndexV1, skillsIndexV2 } from './skills.ts';
@@ -45,7 +45,9 @@ export function createDiscoveryRoutes(options: DiscoveryOptions = {}): RouteModu
     const operations = registry.operations;
     const base = services.config.PUBLIC_BASE_URL;
 
-    const openApiJson = once(() => JSON.stringify(buildOpenApiDocument(operations, { publicBaseUrl: base })));
+    const openApiJson = Object.fromEntries(
+      OPENAPI_EXAMPLES.map((examples) => [examples, once(() => JSON.stringify(buildOpenApiDocument(operations, { publicBaseUrl: base, examples })))]),
+    ) as Record<OpenApiExamples, () => string>;
     const skills = once(() => buildSkills(operations, base));
     const llmsTxt = once(() => renderLlmsTxt(operations, skills(), base));
     const skillsV1 = once(() => JSON.stringify(skillsIndexV1(skills())));
@@ -73,7 +75,11 @@ export function createDiscoveryRoutes(options: DiscoveryOptions = {}): RouteModu
       c.header('Vary', 'Accept');
       return negotiate(HOME_TYPES, c.req.header('Accept')) === 'text/html' ? c.html(homeHtml(base)) : send(c, JSON.stringify(homeJson(base)), JSON_TYPE);
     });
-    app.get(DISCOVERY_PATHS.openapi, publicHeaders, (c) => send(c, openApiJson(), JSON_TYPE));
+    app.get(DISCOVERY_PATHS.openapi, publicHeaders, (c) => {
+      const examples = openApiExamplesOf(c.req.queries());
+      if (examples instanceof DomainError) return errorResponse(c, examples, base);
+      return send(c, openApiJson[examples](), JSON_TYPE);
+    });
     app.get(DISCOVERY_PATHS.llmsTxt, publicHeaders, (c) => send(c, llmsTxt(), TEXT_TYPE));
     app.get(DISCOVERY_PATHS.securityTxt, publicHeaders, (c) => send(c, renderSecurityTxt(base, services.now()), TEXT_TYPE));
     app.get(DISCOVERY_PATHS.skillsIndex, publicHeaders, (c) => send(c, skillsV1(), JSON_TYPE));
@@ -144,6 +150,29 @@ export function createDiscoveryRoutes(options: DiscoveryOptions = {}): RouteModu
       app.on(['POST', 'PUT', 'PATCH', 'DELETE'], path, publicHeaders, methodNotAllowed);
     }
   };
+}
+
+/**
+ * openapi.json's one query parameter, `examples` (`contract`, the default, or `all`); anything
+ * else is refused, naming what is accepted.
+ */
+function openApiExamplesOf(query: Record<string, string[]>): OpenApiExamples | DomainError {
+  const accepted = OPENAPI_EXAMPLES.map((value) => `examples=${value}`);
+  const unknown = Object.keys(query).filter((name) => name !== 'examples');
+  const values = query.examples ?? [];
+  const [value] = values;
+  if (unknown.length > 0 || values.length > 1 || (value !== undefined && !(OPENAPI_EXAMPLES as readonly string[]).includes(value))) {
+    const problem =
+      unknown.length > 0
+        ? `Unknown query parameter ${unknown.map((name) => `'${name}'`).join(', ')}`
+        : `'examples' must be ${OPENAPI_EXAMPLES.join(' or ')}, once`;
+    return new DomainError('VALIDATION_ERROR', {
+      message: `${problem}; openapi.json accepts only examples=all (every body's example) or examples=contract (the default).`,
+      details: [{ path: unknown.length > 0 ? `query.${unknown[0]}` : 'query.examples', message: problem }],
+      validAlternatives: accepted,
+    });
+  }
+  return (value as OpenApiExamples | undefined) ?? 'contract';
 }
 
 /** The module cli/build-app.ts mounts: the real registry. */

@@ -15,7 +15,9 @@ export const discoveryApp = (services: Services, options: DiscoveryOptions = {})
   createApp(services, options.registry ?? registry, [createDiscoveryRoutes(options)]);
 
 /** The OpenAPI document a JSON Schema validator can use: every $ref resolved in place. */
-export type Dereferenced = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>> };
+export type Dereferenced = {
+  paths: Record<string, Record<string, { responses: Record<string, { description?: string; content?: Record<string, { schema: object }> }> }>>;
+};
 
 export async function dereference(document: unknown): Promise<Dereferenced> {
   return (await SwaggerParser.dereference(structuredClone(document) as never)) as unknown as Dereferenced;
@@ -30,16 +32,20 @@ export function responseValidator(document: Dereferenced) {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   const cache = new Map<string, ValidateFunction>();
-  return (path: string, method: string, status: number, body: unknown): { documented: boolean; errors: string | null } => {
+  return (path: string, method: string, status: number, body: unknown): { documented: boolean; errors: string | null; description?: string } => {
+    // As OpenAPI reads responses: the exact status, then its range (4XX), then `default`.
+    const responses = document.paths[path]?.[method.toLowerCase()]?.responses ?? {};
+    const response = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
     const key = `${method} ${path} ${status}`;
     let validate = cache.get(key);
     if (!validate) {
-      const schema = document.paths[path]?.[method.toLowerCase()]?.responses[String(status)]?.content?.['application/json']?.schema;
+      const schema = response?.content?.['application/json']?.schema;
       if (!schema) return { documented: false, errors: null };
       validate = ajv.compile(schema);
       cache.set(key, validate);
     }
-    return validate(body) ? { documented: true, errors: null } : { documented: true, errors: ajv.errorsText(validate.errors) };
+    const description = response?.description;
+    return validate(body) ? { documented: true, errors: null, description } : { documented: true, errors: ajv.errorsText(validate.errors), description };
   };
 }
 

@@ -10,7 +10,7 @@ export const listEventTypes = defineOperation({
   path: '/event-types',
   summary: 'List event types',
   description:
-    'Lists the 24 event types a webhook or the events feed can carry: per type its JSON Schema, an example event, the scopes that ' +
+    `Lists the ${EVENT_TYPES.length} event types a webhook or the events feed can carry: per type its JSON Schema, an example event, the scopes that ` +
     'receive it and whether it carries personal data (filter: personal_data). Cursor-paginated. Public; needs no API key.',
   auth: { public: true },
   errors: [],

@@ -12,9 +12,9 @@ export const listEvents = defineOperation({
   path: '/companies/{companyId}/events',
   summary: 'List events',
   description:
-    'Lists the events a company emitted, oldest first, exactly as webhooks deliver them: the replay feed to catch up after an outage. ' +
-    'Filter by type (comma-separated) and a created range. Paginated by cursor (pass next_cursor back as cursor); the last page also returns ' +
-    'a cursor, so keep it and ask again later for newer events only. Payroll and AGI events appear only for keys with payroll:read.',
+    'The events a company emitted, oldest first, exactly as webhooks deliver them: the replay feed after an outage. Filter by type ' +
+    '(comma-separated) and a created range. The last page also returns a cursor: keep it to ask later for newer events only. ' +
+    'Payroll and AGI events need payroll:read.',
   auth: { scope: 'events:read' },
   errors: [],
   ...READ_ONLY,

@@ -14,8 +14,8 @@ export const importSie = defineOperation({
   path: '/companies/{companyId}/sie-imports',
   summary: 'Import an SIE 4 file',
   description:
-    'Starts an operation (202; poll getOperation) importing an SIE 4 file: its fiscal year, missing accounts, #IB as an opening entry, and each #VER in its own series. ' +
-    'A bad line fails it, naming the line; nothing is imported. Nothing shows until it completes; a failure or cancel removes all it wrote. dry_run checks the file at once.',
+    'Starts an operation (202; poll getOperation) importing an SIE 4 file: its fiscal year, missing accounts, #IB as an opening entry, each #VER in its own series. ' +
+    'Nothing shows until it completes; a bad line fails it, naming the line, and nothing stays. dry_run checks the file at once.',
   auth: { scope: sieImportKind.scope, also: ['operations:write'] },
   risk: 'L3',
   idempotent: false,

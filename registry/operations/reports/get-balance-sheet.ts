@@ -12,8 +12,8 @@ export const getBalanceSheet = defineOperation({
   path: '/companies/{companyId}/reports/balance-sheet',
   summary: 'Get the balance sheet (balansräkning)',
   description:
-    'Balance-sheet accounts (classes 1-2) at the start and end of the period in the BAS sections, with the result not yet moved to equity; ' +
-    `assets = equity + liabilities + result. As of a date: to alone starts the comparison column at the start of its fiscal year. ${RANGE_HELP}`,
+    'Balance-sheet accounts (classes 1-2) at the start and end of the period in the BAS sections, the result not yet moved to equity; ' +
+    `assets = equity + liabilities + result. to alone: as of that date. ${RANGE_HELP}`,
   auth: { scope: 'companies:read' },
   ...READ_ONLY,
   errors: ERRORS,

@@ -2,7 +2,7 @@ import { GeneralLedger, GeneralLedgerQuery } from '../../../domain/reports/schem
 import { generalLedgerPdf, getGeneralLedger as ledger } from '../../../domain/reports/reports.ts';
 import { generalLedgerExample } from '../../../domain/reports/examples.ts';
 import { COMPANY_ID } from '../../../domain/ledger/examples.ts';
-import { PDF, PDF_LANGUAGE_HELP } from './statement-traits.ts';
+import { PDF } from './statement-traits.ts';
 import { defineOperation, READ_ONLY } from '../../define-operation.ts';
 import { CompanyParams } from '../params.ts';
 
@@ -13,9 +13,8 @@ export const getGeneralLedger = defineOperation({
   path: '/companies/{companyId}/reports/general-ledger',
   summary: 'Get the general ledger (huvudbok)',
   description:
-    "Every committed line of the period by account, then date and voucher, with the account's running balance (starting from its opening balance). " +
-    'Filter by account or account_from/account_to; dates as for the other reports (from/to or fiscal_year_id). Cursor-paginated. ' +
-    `Send Accept: application/pdf for the whole ledger of the filter as one PDF (cursor and limit then do not apply). ${PDF_LANGUAGE_HELP}`,
+    "Every committed line of the period by account, then date and voucher, with the account's running balance. Filter by account or " +
+    'account_from/account_to. Cursor-paginated. As a PDF (Accept: application/pdf): the whole ledger of the filter.',
   auth: { scope: 'companies:read' },
   ...READ_ONLY,
   errors: ['NO_FISCAL_YEAR', 'DIMENSION_UNKNOWN', 'OBJECT_UNKNOWN'],

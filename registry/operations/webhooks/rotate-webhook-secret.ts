@@ -11,9 +11,9 @@ export const rotateWebhookSecret = defineOperation({
   path: '/companies/{companyId}/webhooks/{id}/rotate-secret',
   summary: "Rotate a webhook's signing secret",
   description:
-    'Replaces the signing secret without downtime. The response holds the new secret, shown only this once. ' +
-    'For overlap_seconds (default 24 h, at most 7 days) every delivery carries a signature by the new and by the previous secret, ' +
-    'so the receiver can switch at any moment; expirePreviousWebhookSecret ends the overlap early. Requires an idempotency key.',
+    'Replaces the signing secret without downtime; the response holds the new secret, shown only once. For overlap_seconds ' +
+    '(default 24 h, at most 7 days) each delivery is signed with the new and the previous secret; expirePreviousWebhookSecret ' +
+    'ends the overlap early. Requires an idempotency key.',
   auth: { scope: 'webhooks:manage' },
   risk: 'L2',
   idempotent: false,

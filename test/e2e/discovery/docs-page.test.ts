@@ -6,6 +6,7 @@ import { createTestServices, type TestServices } from '../../helpers/db.ts';
 import { buildApp } from '../../../cli/build-app.ts';
 import { registry } from '../../../registry/index.ts';
 import { listen } from '../../../rest/server.ts';
+import { openApiPath } from '../../../discovery/openapi.ts';
 
 /**
  * /docs in a real headless Chromium (Debian's /usr/bin/chromium): the Scalar reference must
@@ -53,7 +54,8 @@ describe.skipIf(!HAS_CHROMIUM)('/docs in headless Chromium', () => {
     expect(problems).toEqual([]);
     const foreign = requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:') && !url.startsWith('blob:'));
     expect(foreign).toEqual([]);
-    expect(requested).toContain(`${origin}/api/v1/openapi.json`);
+    // The document with every body's example: openapi.json's own and each 201, error and event body besides.
+    expect(requested).toContain(`${origin}${openApiPath('all')}`);
     await page.close();
   });
 

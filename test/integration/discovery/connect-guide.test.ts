@@ -7,6 +7,7 @@ import { ROOT } from '../../helpers/process.ts';
 import { buildApp } from '../../../cli/build-app.ts';
 import { connectionGuide, renderConnectionGuide } from '../../../discovery/connect-guide.ts';
 import { DISCOVERY_PATHS } from '../../../discovery/discovery-paths.ts';
+import { openApiPath } from '../../../discovery/openapi.ts';
 import { MCP_SKILL_NAME, SKILL_FILE } from '../../../discovery/skills.ts';
 import { AUTHORIZATION_SERVER_METADATA_PATH, MCP_AUTHORIZATION_SPEC_VERSION, OAUTH_ROUTES } from '../../../http/oauth/paths.ts';
 import { RESOURCE_METADATA_PREFIX } from '../../../http/oauth/resources.ts';
@@ -71,11 +72,14 @@ describe('how to connect, on every discovery surface', () => {
     }
   });
 
-  it('/docs renders the OpenAPI description, whose info carries it', async () => {
+  it('/docs renders the OpenAPI description with every example, whose info carries it; openapi.json says where it is', async () => {
     const page = (await get(DISCOVERY_PATHS.docsPage)).text;
-    expect(page).toContain(DISCOVERY_PATHS.openapi);
+    expect(page).toContain(openApiPath('all'));
+    const full = (await get(openApiPath('all'))).body as { info: { description: string } };
+    expect(full.info.description).toContain(rendered);
     const openapi = (await get(DISCOVERY_PATHS.openapi)).body as { info: { description: string } };
-    expect(openapi.info.description).toContain(rendered);
+    expect(openapi.info.description).toContain(guide.summary);
+    for (const where of [DISCOVERY_PATHS.llmsTxt, openApiPath('all'), DISCOVERY_PATHS.docsPage]) expect(openapi.info.description).toContain(`${BASE}${where}`);
   });
 
   it("every capability record's page (its docsPath) carries it", async () => {

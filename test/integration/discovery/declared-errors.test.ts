@@ -13,8 +13,14 @@ import { groupDocFile } from '../../../discovery/reference-docs.ts';
  * pipeline derives from its traits, and every generated surface reads that one list (errorsOf).
  */
 
-const examplesUnder = (operation: any, status: number): string[] =>
-  Object.keys(operation.responses[String(status)]?.content['application/json'].examples ?? {});
+/** Where a status is documented: its own key, or `default` for what any operation may answer (401, 403, 429, 5xx). */
+const keyOf = (status: number): string => (status === 401 || status === 403 || status === 429 || status >= 500 ? 'default' : String(status));
+/** The codes with an example under a status (in openapi.json?examples=all). */
+const examplesUnder = (operation: any, status: number): string[] => Object.keys(operation.responses[keyOf(status)]?.content['application/json'].examples ?? {});
+/** The codes openapi.json's response for a status names in its description. */
+const namedUnder = (operation: any, status: number): string[] =>
+  (operation.responses[keyOf(status)]?.description ?? '').match(/\b[A-Z][A-Z_]+[A-Z]\b/g)?.filter((word: string) => word in ERROR_CATALOG) ?? [];
+const FULL = '/api/v1/openapi.json?examples=all';
 
 describe('declared errors reach every generated surface', () => {
   let t: TestServices;
@@ -25,18 +31,27 @@ describe('declared errors reach every generated surface', () => {
 
   it('documents the 409 that retry answers, and every declared error of every operation, in openapi.json', async () => {
     const app = discoveryApp(t.services);
-    const document: any = await dereference((await call(app, 'GET', '/api/v1/openapi.json')).body);
+    const contract: any = await dereference((await call(app, 'GET', '/api/v1/openapi.json')).body);
+    const document: any = await dereference((await call(app, 'GET', FULL)).body);
     const retry = document.paths['/webhook-deliveries/{id}/retry'].post;
     expect(examplesUnder(retry, 409)).toEqual(expect.arrayContaining(['CONFLICT', 'IDEMPOTENCY_IN_PROGRESS']));
     expect(examplesUnder(retry, 404)).toEqual(['NOT_FOUND']);
     for (const op of registry.operations) {
       const operation = document.paths[op.path][op.method.toLowerCase()];
-      for (const code of errorsOf(op)) expect(examplesUnder(operation, ERROR_CATALOG[code].status), `${op.id} ${code}`).toContain(code);
+      const named = contract.paths[op.path][op.method.toLowerCase()];
+      for (const code of errorsOf(op)) {
+        expect(examplesUnder(operation, ERROR_CATALOG[code].status), `${op.id} ${code}`).toContain(code);
+        expect(namedUnder(named, ERROR_CATALOG[code].status), `${op.id} ${code}`).toContain(code);
+      }
       // Nothing beyond errorsOf: the document keeps no list of its own.
       const documented = Object.entries(operation.responses)
-        .filter(([status]) => Number(status) >= 400)
-        .flatMap(([status]) => examplesUnder(operation, Number(status)));
+        .filter(([status]) => status === 'default' || Number(status) >= 400)
+        .flatMap(([, response]: [string, any]) => Object.keys(response.content['application/json'].examples ?? {}));
       expect(documented.sort(), op.id).toEqual([...errorsOf(op)].sort());
+      const described = Object.entries(named.responses)
+        .filter(([status]) => status === 'default' || Number(status) >= 400)
+        .flatMap(([status]) => namedUnder(named, status === 'default' ? 500 : Number(status)));
+      expect(described.sort(), op.id).toEqual([...errorsOf(op)].sort());
     }
   });
 
@@ -47,8 +62,10 @@ describe('declared errors reach every generated surface', () => {
     const custom = buildRegistry(registry.operations.map((op) => (op.id === 'getWebhook' ? declared : op)));
     const app = discoveryApp(t.services, { registry: custom });
 
-    const document: any = await dereference((await call(app, 'GET', '/api/v1/openapi.json')).body);
+    const document: any = await dereference((await call(app, 'GET', FULL)).body);
     expect(examplesUnder(document.paths['/companies/{companyId}/webhooks/{id}'].get, 409)).toEqual(['CONFLICT']);
+    const contract: any = await dereference((await call(app, 'GET', '/api/v1/openapi.json')).body);
+    expect(namedUnder(contract.paths['/companies/{companyId}/webhooks/{id}'].get, 409)).toEqual(['CONFLICT']);
     const reference = (await call(app, 'GET', `/docs/reference/${groupDocFile('webhooks')}`)).text;
     const start = reference.indexOf('\n## Get a webhook\n');
     const section = reference.slice(start, reference.indexOf('\n## ', start + 1));

@@ -40,6 +40,22 @@ describe('discovery routes', () => {
     }
   });
 
+  it('openapi.json takes examples=all (every body exampled, as /docs renders it) and refuses any other query, naming what it accepts', async () => {
+    const contract = await call(app, 'GET', '/api/v1/openapi.json?examples=contract');
+    expect(contract.text).toBe((await call(app, 'GET', '/api/v1/openapi.json')).text);
+    const full = await call(app, 'GET', '/api/v1/openapi.json?examples=all');
+    expect(full.status).toBe(200);
+    expect(Buffer.byteLength(full.text)).toBeGreaterThan(Buffer.byteLength(contract.text));
+    expect(full.body.components.examples).toHaveProperty('NOT_FOUND');
+    for (const query of ['examples=none', 'examples=all&examples=contract', 'v=2', 'examples=all&pretty=1']) {
+      const refused = await call(app, 'GET', `/api/v1/openapi.json?${query}`);
+      expect(refused.status, query).toBe(400);
+      expect(refused.body.error.code, query).toBe('VALIDATION_ERROR');
+      expect(refused.body.error.valid_alternatives, query).toEqual(['examples=contract', 'examples=all']);
+      expect(refused.body.error.message, query).toContain('examples=all');
+    }
+  });
+
   it('takes every base URL from PUBLIC_BASE_URL, never from Host or forwarding headers', async () => {
     const spoof = { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'http', forwarded: 'host=evil.example' };
     const openapi = await call(app, 'GET', '/api/v1/openapi.json', { headers: spoof });

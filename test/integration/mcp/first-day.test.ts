@@ -43,7 +43,10 @@ describe.each(DB_TARGETS)('MCP first day: options published, errors that say wha
     // The summary describes the books, not only companies and webhooks.
     expect(llms.split('\n').find((l) => l.startsWith('> '))).toMatch(/journal entries.*VAT returns/s);
     const openapi = (await call(app, 'GET', '/api/v1/openapi.json')).body;
-    expect(openapi.info.description).toMatch(/chart of accounts.*journal entries/s);
+    // OpenAPI's summary names the parts; each tag, which the description points to, says what its part holds.
+    expect(openapi.info.summary).toMatch(/ledger.*reports.*payroll.*tax returns/s);
+    expect(openapi.info.description).toMatch(/ledger.*reports.*payroll.*tax returns/s);
+    expect(openapi.tags.find((tag: { name: string }) => tag.name === 'ledger').description).toMatch(/chart of accounts.*journal entries/s);
 
     const index = (await call(app, 'GET', '/.well-known/skills/index.json')).body;
     const mcp = index.skills.find((s: { name: string }) => s.name === 'accounting-mcp');
