@@ -31,6 +31,7 @@ import {
 import { once } from '../domain/kernel/once.ts';
 import { connectionGuide, renderConnectionGuide } from './connect-guide.ts';
 import { DISCOVERY_PATHS } from './discovery-paths.ts';
+import { IDEMPOTENT_REPLAYED_HEADER, REQUEST_ID_HEADER, SERVICE_VERSION_HEADER } from '../http/response-headers.ts';
 
 /**
  * The OpenAPI 3.1 document (spec Endpoints 9-10), generated from the operation declarations and
@@ -87,9 +88,12 @@ const BEARER = 'bearerAuth';
  * on each of about 700 responses cost 17 KB (issue 29), so `info.description` says them once.
  */
 const EVERY_RESPONSE_HEADERS = {
-  'X-Request-Id': 'identifies the request; equals `meta.request_id` or `error.request_id`',
-  'Service-Version': `the API version that answered (\`${API_VERSION}\`)`,
+  [REQUEST_ID_HEADER]: 'identifies the request; equals `meta.request_id` or `error.request_id`',
+  [SERVICE_VERSION_HEADER]: `the API version that answered (\`${API_VERSION}\`)`,
 } as const;
+
+/** Response headers `info` documents rather than a response: those above and the replay marker. */
+export const RESPONSE_HEADERS_IN_INFO: readonly string[] = [...Object.keys(EVERY_RESPONSE_HEADERS), IDEMPOTENT_REPLAYED_HEADER];
 
 /** Headers some responses carry, each a component referenced where it applies. */
 const HEADERS = {
@@ -265,7 +269,7 @@ const INFO_DESCRIPTION = [
   'Every JSON success body is `{ data, meta }`: `meta.request_id`, `meta.api_version`, `meta.pagination` (`next_cursor`, `has_more`) on cursor lists and `meta.audit` on writes. Deletes answer a bare 204.',
   'Every failure is `{ error: { code, message, status, request_id, recovery_hint, docs_url, valid_alternatives } }` (see the Error schema); `recovery_hint` says what to do next.',
   '',
-  'Writes that take an `Idempotency-Key` header replay the stored result for a repeated key; a replay carries the header `Idempotent-Replayed: true`. ' +
+  `Writes that take an \`Idempotency-Key\` header replay the stored result for a repeated key; a replay carries the header \`${IDEMPOTENT_REPLAYED_HEADER}: true\`. ` +
     `The same key with another request answers ${withStatus('IDEMPOTENCY_KEY_REUSED')}, and while the first is still running ${withStatus('IDEMPOTENCY_IN_PROGRESS')}. ` +
     'Operations with `x-dry-run-supported: true` accept `?dry_run=true`: every check runs, nothing is written.',
   `Every response carries the headers ${Object.entries(EVERY_RESPONSE_HEADERS)

@@ -22,6 +22,7 @@ import { renderVatBoxes, VAT_BOXES_DOC } from './vat-boxes-doc.ts';
 import { EVENTS_TAG, groupInfo, groupsInUse } from './groups.ts';
 import { describeType, objectProperties, resolveRef, toJsonSchema, type JsonSchema } from './json-schema.ts';
 import { fullPath, isPublic, languageHelp, requestContentType, requiredScope, responseMediaTypes, type DescribedOperation } from './operation-traits.ts';
+import { IDEMPOTENT_REPLAYED_HEADER } from '../http/response-headers.ts';
 
 /**
  * The Markdown reference under docs/reference/ (`npm run docs`), generated from the same
@@ -85,7 +86,7 @@ function renderIndex(operations: readonly DescribedOperation[]): string {
       '- **Authentication**: `Authorization: Bearer <API_KEY>`. A `test` key (`sk_test_…`) reaches sandbox companies only, a `live` key (`sk_live_…`) live ones. Each operation names the scope it needs; public operations need no key.',
       '- **Envelope**: every JSON success body is `{ "data": …, "meta": { "request_id", "api_version", … } }`; deletes answer a bare `204`.',
       "- **Pagination**: cursor lists take `?cursor=` and `?limit=`; the next page's cursor is `meta.pagination.next_cursor` while `meta.pagination.has_more` is true. A stale cursor restarts at page one.",
-      '- **Idempotency**: writes that take an `Idempotency-Key` header replay the stored result for a repeated key (header `Idempotent-Replayed: true`).',
+      `- **Idempotency**: writes that take an \`Idempotency-Key\` header replay the stored result for a repeated key (header \`${IDEMPOTENT_REPLAYED_HEADER}: true\`).`,
       '- **Dry runs**: operations marked so accept `?dry_run=true`: every check runs, nothing is written, `meta.dry_run` is `true`.',
       `- **Errors**: \`{ "error": { "code", "message", "status", "request_id", "recovery_hint", "docs_url", "valid_alternatives" } }\`; see [Errors](${ERRORS_DOC}).`,
     ].join('\n'),

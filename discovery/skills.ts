@@ -13,6 +13,7 @@ import { DISCOVERY_PATHS } from './discovery-paths.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
 import { DISCOVERY_TOOLS, MCP_OPTIONS, mcpOptionLines } from '../registry/mcp-options.ts';
 import { fullPath, isPaginated, isPublic, isTenantScoped, requiredScope, takesIdempotencyKey, type DescribedOperation } from './operation-traits.ts';
+import { IDEMPOTENT_REPLAYED_HEADER } from '../http/response-headers.ts';
 
 /**
  * Agent skills, one per registry group: a SKILL.md (agentskills.io format: YAML front matter with
@@ -165,7 +166,8 @@ const PAGINATION = [
 const SAFE_WRITES = [
   '## Retry writes safely',
   '',
-  '- Send an `Idempotency-Key` header (a fresh UUID per logical request) on writes that take one. If the answer is lost, retry with the same key and body: the stored result is replayed with `Idempotent-Replayed: true` instead of writing twice.',
+  '- Send an `Idempotency-Key` header (a fresh UUID per logical request) on writes that take one. If the answer is lost, retry with the same key and body: ' +
+    `the stored result is replayed with \`${IDEMPOTENT_REPLAYED_HEADER}: true\` instead of writing twice.`,
   '- Reusing a key with a different body answers 422 `IDEMPOTENCY_KEY_REUSED`; a retry while the first request still runs answers 409 `IDEMPOTENCY_IN_PROGRESS` (wait, then retry with the same key).',
   '- Operations that support it accept `?dry_run=true`: every check runs and the would-be result comes back with `meta.dry_run: true`, but nothing is written. Use it to validate before a risky write.',
 ].join('\n');

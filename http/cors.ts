@@ -3,6 +3,7 @@ import { DomainError } from '../domain/kernel/errors.ts';
 import type { AppEnv } from './app-env.ts';
 import { wrappedErrorResponse } from './error-response.ts';
 import { wrappedHeaders } from './security-headers.ts';
+import { IDEMPOTENT_REPLAYED_HEADER, REQUEST_ID_HEADER, SERVICE_VERSION_HEADER } from './response-headers.ts';
 
 /**
  * Cross-origin access to the API from browser pages (the Fetch standard's CORS protocol,
@@ -19,9 +20,9 @@ export const CORS_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Idempoten
  * and Allow of a 405.
  */
 export const CORS_EXPOSED_HEADERS = [
-  'X-Request-Id',
-  'Service-Version',
-  'Idempotent-Replayed',
+  REQUEST_ID_HEADER,
+  SERVICE_VERSION_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
   'Retry-After',
   'WWW-Authenticate',
   'ETag',

@@ -1,13 +1,14 @@
 import type { MiddlewareHandler } from 'hono';
 import { API_VERSION } from '../domain/kernel/version.ts';
 import type { AppEnv } from './app-env.ts';
+import { REQUEST_ID_HEADER, SERVICE_VERSION_HEADER } from './response-headers.ts';
 
 /**
  * The spec's response headers (Authentication 9), shared by every HTTP surface (REST, MCP,
  * discovery). Referrer-Policy's value is ours (DESIGN.md §6): the spec asks only for a strict one.
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'Service-Version': API_VERSION,
+  [SERVICE_VERSION_HEADER]: API_VERSION,
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
   'X-Frame-Options': 'DENY',
@@ -43,7 +44,7 @@ const WRAPPED_JSON: Readonly<Record<string, string>> = Object.freeze({ 'Content-
  */
 export function wrappedHeaders(requestId: string, json: boolean, extra?: Readonly<Record<string, string>>): Record<string, string> {
   const fixed = json ? WRAPPED_JSON : WRAPPED;
-  return extra ? { ...fixed, 'X-Request-Id': requestId, ...extra } : { ...fixed, 'X-Request-Id': requestId };
+  return extra ? { ...fixed, [REQUEST_ID_HEADER]: requestId, ...extra } : { ...fixed, [REQUEST_ID_HEADER]: requestId };
 }
 
 /** A wrapped API response with a JSON body: the one way operation routes answer (errors included). */

@@ -26,6 +26,7 @@ import { readMcpPost, SharedJsonTransport, type PostError } from './json-transpo
 import { ToolIndex, type ToolEntry } from './tools.ts';
 import { MCP_OPTIONS, MCP_QUERY_PARAMETERS, type McpOptionName } from '../registry/mcp-options.ts';
 import { configuredToolsets, resolveSelection, selectionKey, type Selection } from './toolsets.ts';
+import { REQUEST_ID_HEADER } from '../http/response-headers.ts';
 
 export { MCP_PATH };
 
@@ -166,7 +167,7 @@ export const mcpRoutes =
         const fixed = body === null ? HEADERS : JSON_HEADERS;
         return new Response(body === null ? null : JSON.stringify(body), {
           status,
-          headers: extra ? { ...fixed, 'X-Request-Id': requestId, ...extra } : { ...fixed, 'X-Request-Id': requestId },
+          headers: extra ? { ...fixed, [REQUEST_ID_HEADER]: requestId, ...extra } : { ...fixed, [REQUEST_ID_HEADER]: requestId },
         });
       };
       const domainError = (error: DomainError, extra?: Record<string, string>): Response => {

@@ -20,11 +20,12 @@ import { logRequest } from './access-log.ts';
 import { API_PREFIX } from '../registry/api-prefix.ts';
 import { NO_REQUEST_METRICS, type RequestMetrics } from '../http/request-metrics.ts';
 import { unexpectedError } from '../pipeline/unexpected-error.ts';
+import { IDEMPOTENT_REPLAYED_HEADER } from '../http/response-headers.ts';
 
 /** `/companies/{companyId}` → `/companies/:companyId` */
 export const toHonoPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
 
-const REPLAYED: Readonly<Record<string, string>> = Object.freeze({ 'Idempotent-Replayed': 'true' });
+const REPLAYED: Readonly<Record<string, string>> = Object.freeze({ [IDEMPOTENT_REPLAYED_HEADER]: 'true' });
 
 /** Query parameters as sent: a repeated name keeps every value, so the schema refuses it rather than one being picked. */
 function queryOf(c: Context<AppEnv>): Record<string, string | string[]> {

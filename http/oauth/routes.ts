@@ -8,6 +8,7 @@ import { submitInteraction, showInteraction } from './consent.ts';
 import { AUTHORIZATION_SERVER_METADATA_PATH, INTERACTION_PREFIX, OAUTH_ROUTES } from './paths.ts';
 import { oauthServer } from './provider.ts';
 import { PROTECTED_RESOURCES, RESOURCE_METADATA_PREFIX, resourceUri, type ProtectedResource } from './resources.ts';
+import { REQUEST_ID_HEADER } from '../response-headers.ts';
 
 /** Where to read how to connect (README's section; the served docs link it). */
 const DOCS_PATH = '/docs';
@@ -40,7 +41,7 @@ async function toProvider(services: Services, c: Context<AppEnv>): Promise<Respo
   const { provider } = await oauthServer(services);
   // The API's headers first; the library adds its own (Cache-Control, Pragma) over them.
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) outgoing.setHeader(name, value);
-  outgoing.setHeader('X-Request-Id', c.get('requestId'));
+  outgoing.setHeader(REQUEST_ID_HEADER, c.get('requestId'));
   await provider.callback()(incoming, outgoing);
   return RESPONSE_ALREADY_SENT;
 }
