@@ -15,7 +15,7 @@ export const importSie = defineOperation({
   summary: 'Import an SIE 4 file',
   description:
     'Starts an operation (202; poll getOperation) importing an SIE 4 file: its fiscal year, missing accounts, #IB as an opening entry, each #VER in its own series. ' +
-    'Nothing shows until it completes; a bad line fails it, naming the line, and nothing stays. dry_run checks the file at once.',
+    'Nothing shows until it completes; a failure (naming the bad line) or cancel leaves nothing. dry_run checks the file at once.',
   auth: { scope: sieImportKind.scope, also: ['operations:write'] },
   risk: 'L3',
   idempotent: false,
