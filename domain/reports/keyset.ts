@@ -20,3 +20,27 @@ export async function* keysetPages<Row, Key>(fetch: (after: Key | null, limit: n
     after = keyOf(last);
   }
 }
+
+/**
+ * keysetPages for reads that keep no page (SqlClient.eachRow): `fetch(after, limit, onRow)` hands
+ * each row of the next page to `onRow` as it arrives and resolves with how many there were;
+ * `afterPage` runs once each page is through (e.g. to flush what was written from it).
+ */
+export async function keysetRows<Row, Key>(
+  fetch: (after: Key | null, limit: number, onRow: (row: Row) => void) => Promise<number>,
+  keyOf: (row: Row) => Key,
+  onRow: (row: Row) => void,
+  afterPage: () => Promise<void> = async () => {},
+): Promise<void> {
+  let after: Key | null = null;
+  for (;;) {
+    let last: Key | null = null;
+    const count = await fetch(after, REPORT_PAGE_SIZE, (row) => {
+      onRow(row);
+      last = keyOf(row);
+    });
+    await afterPage();
+    if (count < REPORT_PAGE_SIZE || last === null) return;
+    after = last;
+  }
+}

@@ -8,7 +8,7 @@ import { ENTRY_VISIBLE_SQL } from '../ledger/visibility.ts';
 import { type ComparativeYear, comparativeYearEnding } from '../ledger/comparatives.ts';
 import { accountBalances, closingOf, isBalanceSheetAccount } from '../reports/balances.ts';
 import type { ByteSink } from '../reports/byte-stream.ts';
-import { keysetPages, REPORT_PAGE_SIZE } from '../reports/keyset.ts';
+import { keysetPages, keysetRows } from '../reports/keyset.ts';
 import { fiscalYearNotFound } from '../reports/range.ts';
 import { companyHeading } from '../reports/company-heading.ts';
 import type { ReportPeriod } from '../reports/schemas.ts';
@@ -208,32 +208,30 @@ export async function exportSie(ctx: OperationContext, companyId: string, fiscal
       // (eachRow): a page of row objects held until the page ended was what V8 promoted (issue 30).
       // (series, number) is unique within a fiscal year, so (series, number, line) orders every line once.
       let current: string | null = null;
-      let after: VoucherKey | null = null;
-      for (;;) {
-        // Set by the row callback (TypeScript cannot see that assignment, hence the cast).
-        let last = null as VoucherKey | null;
-        const count = await eachRow<VoucherLine>(
+      const linePage = (after: VoucherKey | null, limit: number, onRow: (row: VoucherLine) => void) =>
+        eachRow<VoucherLine>(
           tx,
           after === null ? LINES_FIRST_PAGE : LINES_PAGE_AFTER,
-          [companyId, year.id, ENTRIES_PER_PAGE(REPORT_PAGE_SIZE), REPORT_PAGE_SIZE, ...(after === null ? [] : [after.series, after.number, after.line])],
-          (row) => {
-            const voucher = `${row.series} ${row.number}`;
-            if (voucher !== current) {
-              if (current !== null) out.raw('}');
-              current = voucher;
-              out.record('VER', row.series, String(row.number), sieDate(row.date), sieText(row.description), sieDate(row.registered));
-              out.raw('{');
-            }
-            const amount = sieAmount(row.debit - row.credit);
-            const text = row.line_description === null ? [] : ['""', sieText(row.line_description)];
-            out.raw(`   ${sieRecord('TRANS', row.account, sieObjectList(row.objects), amount, ...text).trimEnd()}`);
-            last = { series: row.series, number: row.number, line: row.line_no };
-          },
+          [companyId, year.id, ENTRIES_PER_PAGE(limit), limit, ...(after === null ? [] : [after.series, after.number, after.line])],
+          onRow,
         );
-        await out.flush();
-        if (count < REPORT_PAGE_SIZE || last === null) break;
-        after = last;
-      }
+      await keysetRows(
+        linePage,
+        (row): VoucherKey => ({ series: row.series, number: row.number, line: row.line_no }),
+        (row) => {
+          const voucher = `${row.series} ${row.number}`;
+          if (voucher !== current) {
+            if (current !== null) out.raw('}');
+            current = voucher;
+            out.record('VER', row.series, String(row.number), sieDate(row.date), sieText(row.description), sieDate(row.registered));
+            out.raw('{');
+          }
+          const amount = sieAmount(row.debit - row.credit);
+          const text = row.line_description === null ? [] : ['""', sieText(row.line_description)];
+          out.raw(`   ${sieRecord('TRANS', row.account, sieObjectList(row.objects), amount, ...text).trimEnd()}`);
+        },
+        () => out.flush(),
+      );
       if (current !== null) out.raw('}');
       await out.flush();
     };
