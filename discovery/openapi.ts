@@ -255,13 +255,16 @@ const namedSchemas = once((): NamedSchema[] => {
  * each code with its status (issue 29: about 300 references, 11 KB). Statuses that depend on the
  * operation (400, 404, 406, 409, 413, 415, 422) keep their own keys.
  */
-const isAnsweredByAnyOperation = (status: number): boolean => status === 401 || status === 403 || status === 429 || status >= 500;
+export const isAnsweredByAnyOperation = (status: number): boolean => status === 401 || status === 403 || status === 429 || status >= 500;
+
+/** The key under `responses` that documents an error status: its own, or `default`. */
+export const errorResponseKey = (status: number): string => (isAnsweredByAnyOperation(status) ? 'default' : String(status));
 
 /** What an authenticated operation that uses the database answers as `default`: one component, `Default`. */
 const DEFAULT_CODES: readonly ErrorCode[] = ['UNAUTHENTICATED', 'INSUFFICIENT_SCOPE', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
 
 /** `422 IDEMPOTENCY_KEY_REUSED`: a code after its status, as prose names it. */
-const withStatus = (code: ErrorCode): string => `${ERROR_CATALOG[code].status} ${code}`;
+const statusThenCode = (code: ErrorCode): string => `${ERROR_CATALOG[code].status} ${code}`;
 
 const INFO_DESCRIPTION = [
   'Authenticate with `Authorization: Bearer <API_KEY>` or an OAuth access token (Connecting an agent, below); a `test` key reaches sandbox companies only, a `live` key live ones.',
@@ -270,13 +273,13 @@ const INFO_DESCRIPTION = [
   'Every failure is `{ error: { code, message, status, request_id, recovery_hint, docs_url, valid_alternatives } }` (see the Error schema); `recovery_hint` says what to do next.',
   '',
   `Writes that take an \`Idempotency-Key\` header replay the stored result for a repeated key; a replay carries the header \`${IDEMPOTENT_REPLAYED_HEADER}: true\`. ` +
-    `The same key with another request answers ${withStatus('IDEMPOTENCY_KEY_REUSED')}, and while the first is still running ${withStatus('IDEMPOTENCY_IN_PROGRESS')}. ` +
+    `The same key with another request answers ${statusThenCode('IDEMPOTENCY_KEY_REUSED')}, and while the first is still running ${statusThenCode('IDEMPOTENCY_IN_PROGRESS')}. ` +
     'Operations with `x-dry-run-supported: true` accept `?dry_run=true`: every check runs, nothing is written.',
   `Every response carries the headers ${Object.entries(EVERY_RESPONSE_HEADERS)
     .map(([name, meaning]) => `\`${name}\` (${meaning})`)
     .join(' and ')}.`,
   'Extensions on each operation: `x-action-risk` (L0 read-only … L3 irreversible), `x-idempotent`, `x-reversible`, `x-dry-run-supported`. GPT Actions may take each GET as not consequential and every other method as consequential, their default without `x-openai-isConsequential`.',
-  `What any operation may answer whatever it does (${DEFAULT_CODES.map(withStatus).join(', ')}) is its \`default\` response, which names each; the statuses that depend on the operation have their own.`,
+  `What any operation may answer whatever it does (${DEFAULT_CODES.map(statusThenCode).join(', ')}) is its \`default\` response, which names each; the statuses that depend on the operation have their own.`,
 ].join('\n');
 
 function operationObject(op: DescribedOperation, components: Components): JsonSchema {
@@ -473,14 +476,14 @@ function errorResponse(codes: ErrorCode[], components: Components, options: { na
   if (components.allExamples) for (const code of codes) components.errorCodes.add(code);
   const name = options.name ?? errorResponseName(codes);
   // Under `default`, or when codes differ in status, each code says its own.
-  const withStatus = options.withStatus || new Set(codes.map((code) => ERROR_CATALOG[code].status)).size > 1;
+  const namesStatus = options.withStatus || new Set(codes.map((code) => ERROR_CATALOG[code].status)).size > 1;
   const headers = [
     ...(codes.includes('RATE_LIMITED') ? (['Retry-After'] as const) : []),
     ...(codes.includes('UNAUTHENTICATED') ? (['WWW-Authenticate'] as const) : []),
   ];
   return components.shared('responses', name, {
     description: codes
-      .map((code) => `${code}${withStatus ? ` (${ERROR_CATALOG[code].status})` : ''}${saysWhy(code, codes) ? `: ${ERROR_CATALOG[code].message}` : '.'}`)
+      .map((code) => `${code}${namesStatus ? ` (${ERROR_CATALOG[code].status})` : ''}${saysWhy(code, codes) ? `: ${ERROR_CATALOG[code].message}` : '.'}`)
       .join(' '),
     ...(headers.length > 0 && { headers: headerRefs(...headers) }),
     content: { 'application/json': { schema: ref('Error'), ...(components.allExamples && { examples: errorExamples(codes) }) } },

@@ -33,9 +33,9 @@ export function responseValidator(document: Dereferenced) {
   addFormats(ajv);
   const cache = new Map<string, ValidateFunction>();
   return (path: string, method: string, status: number, body: unknown): { documented: boolean; errors: string | null; description?: string } => {
-    // As OpenAPI reads responses: the exact status, then its range (4XX), then `default`.
+    // As OpenAPI reads responses: the exact status, else `default` (the document keys no ranges).
     const responses = document.paths[path]?.[method.toLowerCase()]?.responses ?? {};
-    const response = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
+    const response = responses[String(status)] ?? responses.default;
     const key = `${method} ${path} ${status}`;
     let validate = cache.get(key);
     if (!validate) {

@@ -7,19 +7,19 @@ import { buildRegistry } from '../../../registry/build-registry.ts';
 import { ERROR_CATALOG } from '../../../registry/error-catalog.ts';
 import { errorsOf, pipelineErrors } from '../../../registry/errors-of.ts';
 import { groupDocFile } from '../../../discovery/reference-docs.ts';
+import { errorResponseKey } from '../../../discovery/openapi.ts';
 
 /**
  * Facts stated once (issue 9): an operation's errors are its declared `errors` plus the ones the
  * pipeline derives from its traits, and every generated surface reads that one list (errorsOf).
  */
 
-/** Where a status is documented: its own key, or `default` for what any operation may answer (401, 403, 429, 5xx). */
-const keyOf = (status: number): string => (status === 401 || status === 403 || status === 429 || status >= 500 ? 'default' : String(status));
 /** The codes with an example under a status (in openapi.json?examples=all). */
-const examplesUnder = (operation: any, status: number): string[] => Object.keys(operation.responses[keyOf(status)]?.content['application/json'].examples ?? {});
+const examplesUnder = (operation: any, status: number): string[] =>
+  Object.keys(operation.responses[errorResponseKey(status)]?.content['application/json'].examples ?? {});
 /** The codes openapi.json's response for a status names in its description. */
 const namedUnder = (operation: any, status: number): string[] =>
-  (operation.responses[keyOf(status)]?.description ?? '').match(/\b[A-Z][A-Z_]+[A-Z]\b/g)?.filter((word: string) => word in ERROR_CATALOG) ?? [];
+  (operation.responses[errorResponseKey(status)]?.description ?? '').match(/\b[A-Z][A-Z_]+[A-Z]\b/g)?.filter((word: string) => word in ERROR_CATALOG) ?? [];
 const FULL = '/api/v1/openapi.json?examples=all';
 
 describe('declared errors reach every generated surface', () => {

@@ -6,7 +6,7 @@ import { isPublic, isTenantScoped, isWrite, requiredScope, requiredScopes } from
 import { ERROR_CATALOG, ErrorBody } from '../../../registry/error-catalog.ts';
 import { EVENT_TYPES, EventEnvelope } from '../../../domain/events/types.ts';
 import { API_VERSION } from '../../../domain/kernel/version.ts';
-import { buildOpenApiDocument } from '../../../discovery/openapi.ts';
+import { buildOpenApiDocument, errorResponseKey, isAnsweredByAnyOperation } from '../../../discovery/openapi.ts';
 import type { DescribedOperation } from '../../../discovery/operation-traits.ts';
 import { errorsOf } from '../../../registry/errors-of.ts';
 import { toJsonSchema } from '../../../discovery/json-schema.ts';
@@ -20,9 +20,6 @@ const document: any = await SwaggerParser.dereference(structuredClone(raw) as ne
 // The same document with every body's example (openapi.json?examples=all, what /docs renders).
 const full: any = await SwaggerParser.dereference(buildOpenApiDocument(operations, { publicBaseUrl: BASE, examples: 'all' }) as never);
 const operationOf = (op: DescribedOperation, from: any = document): any => from.paths[op.path]?.[op.method.toLowerCase()];
-/** The statuses every operation may answer whatever it does, under its `default` response. */
-const ANY_OPERATION = (status: number) => status === 401 || status === 403 || status === 429 || status >= 500;
-const responseKey = (status: number) => (ANY_OPERATION(status) ? 'default' : String(status));
 /** GPT Actions refuse an operation whose description or summary is longer (platform.openai.com, "Actions in production"). */
 const GPT_ACTIONS_DESCRIPTION_MAX = 300;
 const rawOperationOf = (op: DescribedOperation): any => raw.paths[op.path]?.[op.method.toLowerCase()];
@@ -118,10 +115,10 @@ describe('OpenAPI document', () => {
     // Besides the success: a file's 304 (no body), then the errors: the operation's own statuses,
     // and `default` naming what any operation may answer (401, 403, 429, 5xx) with each status.
     const statuses = Object.keys(responses).filter((status) => status !== String(op.status) && status !== '304' && status !== 'default');
-    const answeredByAny = errorsOf(op).filter((code) => ANY_OPERATION(ERROR_CATALOG[code].status));
+    const answeredByAny = errorsOf(op).filter((code) => isAnsweredByAnyOperation(ERROR_CATALOG[code].status));
     expect('default' in responses).toBe(answeredByAny.length > 0);
     for (const code of answeredByAny) expect(responses.default.description).toContain(`${code} (${ERROR_CATALOG[code].status})`);
-    for (const status of statuses) expect(ANY_OPERATION(Number(status)), status).toBe(false);
+    for (const status of statuses) expect(isAnsweredByAnyOperation(Number(status)), status).toBe(false);
     expect('304' in responses).toBe(op.binaryResponse !== undefined);
     expect(answeredByAny.includes('UNAUTHENTICATED')).toBe(!isPublic(op));
     expect(answeredByAny.includes('RATE_LIMITED')).toBe(!isPublic(op));
@@ -137,13 +134,13 @@ describe('OpenAPI document', () => {
       if (!(status in responses)) continue;
       const media = responses[status].content['application/json'];
       expect(media.schema).toEqual(full.components.schemas.Error);
-      for (const code of Object.keys(media.examples)) expect(responseKey(ERROR_CATALOG[code as keyof typeof ERROR_CATALOG].status)).toBe(status);
+      for (const code of Object.keys(media.examples)) expect(errorResponseKey(ERROR_CATALOG[code as keyof typeof ERROR_CATALOG].status)).toBe(status);
       // openapi.json names the codes; their example bodies are in the full document only.
       expect(operationOf(op).responses[status].content['application/json']).toEqual({ schema: document.components.schemas.Error });
     }
     // Every code errorsOf names (the pipeline's and the declared ones) is named, and an example, under its status.
     for (const code of errorsOf(op)) {
-      const key = responseKey(ERROR_CATALOG[code].status);
+      const key = errorResponseKey(ERROR_CATALOG[code].status);
       expect(Object.keys(responses[key].content['application/json'].examples)).toContain(code);
       expect(operationOf(op).responses[key].description).toContain(code);
     }
